@@ -1,0 +1,164 @@
+//! The surface syntax tree, as parsed. Every node carries the byte span it came from.
+//!
+//! ```text
+//! program  := item*
+//! item     := "fn" IDENT "(" params ")" ("->" rettype)? block
+//!           | "let" IDENT (":" type)? "=" expr ";"
+//!           | "print" expr ";"
+//! block    := "{" ("let" IDENT (":" type)? "=" expr ";")* expr "}"
+//! rettype  := type | "(" type ("," type)* ")"
+//! type     := DTYPE ("[" dim ("," dim)* "]")?
+//! dim      := INT | IDENT | "?"
+//! expr     := ascribed:  binary (":" type)?
+//! ```
+//! Binary precedence, loosest first: comparisons (non-associative), `+ -`, `* / @`,
+//! unary `-`, `**` (right-associative, binds tighter than unary minus as in Python),
+//! postfix `.T` and calls.
+
+use crate::span::Span;
+use crate::types::{DType, Dim};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Fn(FnDef),
+    Let(Let),
+    Print(Print),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FnDef {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    /// Declared result types; `None` when inferred. More than one for a tuple result.
+    pub ret: Option<Vec<TypeExpr>>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: TypeExpr,
+}
+
+/// A written type such as `f64[n, 3, ?]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeExpr {
+    pub dtype: DType,
+    pub dims: Vec<DimExpr>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DimExpr {
+    pub dim: Dim,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub lets: Vec<Let>,
+    /// The value of the block; an `ExprKind::Tuple` for a function with several results.
+    pub result: Expr,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Let {
+    pub name: Ident,
+    pub ty: Option<TypeExpr>,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Print {
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    MatMul,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Pow => "**",
+            BinOp::MatMul => "@",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    /// An integer literal; adapts to the other operand's dtype, else i64.
+    Int(i64),
+    /// A float literal; adapts to the other operand's float dtype, else f64.
+    Float(f64),
+    Bool(bool),
+    /// A nested array literal `[[1.0, 2.0], [3.0, 4.0]]`; also the list argument of
+    /// `transpose`, `reshape`, `broadcast` and reductions.
+    Array(Vec<Expr>),
+    Var(String),
+    /// A dtype name used as an argument, as in `cast(x, f32)`.
+    DType(DType),
+    /// `?` used as a dim in the list argument of `reshape` / `broadcast`.
+    UnknownDim,
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// A call of a user function or a builtin (resolved by the checker).
+    Call(Ident, Vec<Expr>),
+    /// `x.T`: reverses the axes.
+    Transpose(Box<Expr>),
+    /// `expr : type`, giving a literal its dtype/shape or asserting a type.
+    Ascribe(Box<Expr>, TypeExpr),
+    /// `(a, b)`: only as the result of a function body.
+    Tuple(Vec<Expr>),
+    /// Placeholder left by error recovery; never survives a successful parse.
+    Error,
+}

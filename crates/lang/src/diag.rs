@@ -1,0 +1,109 @@
+//! Diagnostics shared by every frontend stage, rendered with ariadne.
+
+use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
+
+use crate::span::Span;
+
+/// What kind of mistake a diagnostic reports. Each kind has a stable code (`E0001`...) that the
+/// book's error index documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The lexer met a character or literal it cannot read.
+    Lex,
+    /// The parser expected something else.
+    Syntax,
+    /// A name that is not bound.
+    UnknownName,
+    /// A call with the wrong number of arguments.
+    Arity,
+    /// Operand ranks that cannot work together.
+    Rank,
+    /// Dims that cannot be equal (`2` vs `3`, or a symbolic dim bound twice differently).
+    Shape,
+    /// A dtype that is not allowed here (e.g. narrowing f64 to f32, a float condition).
+    DType,
+    /// An argument that must be a literal (an axis, a dtype, a shape) is not, or is out of range.
+    BadArgument,
+    /// A declared type that does not match the inferred one.
+    Mismatch,
+    /// A name defined twice where that is not allowed (functions, parameters).
+    Duplicate,
+}
+
+impl ErrorKind {
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::Lex => "E0001",
+            ErrorKind::Syntax => "E0002",
+            ErrorKind::UnknownName => "E0003",
+            ErrorKind::Arity => "E0004",
+            ErrorKind::Rank => "E0005",
+            ErrorKind::Shape => "E0006",
+            ErrorKind::DType => "E0007",
+            ErrorKind::BadArgument => "E0008",
+            ErrorKind::Mismatch => "E0009",
+            ErrorKind::Duplicate => "E0010",
+        }
+    }
+}
+
+/// One error, with the spans it is about.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// The primary span: where the error is reported.
+    pub span: Span,
+    /// Labelled spans; the first is usually the primary span.
+    pub labels: Vec<(Span, String)>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(kind: ErrorKind, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic { kind, message: message.into(), span, labels: Vec::new(), notes: Vec::new() }
+    }
+
+    pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.labels.push((span, text.into()));
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Renders the report against `source`, named `file` in the output.
+    pub fn render(&self, file: &str, source: &str, color: bool) -> String {
+        let colors = [Color::Red, Color::Blue, Color::Magenta, Color::Cyan];
+        let clamp = |s: &Span| {
+            let end = s.end.min(source.len());
+            s.start.min(end)..end
+        };
+        let mut report = Report::build(ReportKind::Error, (file, clamp(&self.span)))
+            .with_config(Config::default().with_color(color).with_index_type(IndexType::Byte))
+            .with_code(self.kind.code())
+            .with_message(&self.message);
+        for (i, (span, text)) in self.labels.iter().enumerate() {
+            let mut label = Label::new((file, clamp(span))).with_message(text).with_order(i as i32);
+            if color {
+                label = label.with_color(colors[i % colors.len()]);
+            }
+            report = report.with_label(label);
+        }
+        for note in &self.notes {
+            report = report.with_note(note);
+        }
+        let mut out = Vec::new();
+        let _ = report.finish().write((file, Source::from(source)), &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+/// Renders every diagnostic, in source order.
+pub fn render_all(diags: &[Diagnostic], file: &str, source: &str, color: bool) -> String {
+    let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
+    sorted.sort_by_key(|d| (d.span.start, d.span.end));
+    sorted.iter().map(|d| d.render(file, source, color)).collect()
+}

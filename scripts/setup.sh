@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs everything ptl needs on a fresh Debian 12 machine. Idempotent and quiet when done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev libzstd-dev)
+PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.0.7" "maturin>=1.7,<2" "pytest" "pexpect")
+VENV=.venv
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+stamp="$VENV/.ptl-setup-$(printf '%s\n' "${PY_PACKAGES[@]}" | sha1sum | cut -c1-12)"
+if [ ! -f "$stamp" ]; then
+  echo "setup: preparing $VENV"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
+  touch "$stamp"
+fi
