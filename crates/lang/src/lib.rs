@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod interp;
 pub mod span;
 pub mod typed;
 pub mod types;

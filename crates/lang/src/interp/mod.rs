@@ -1,0 +1,227 @@
+//! The reference interpreter: evaluates a [`TProgram`] directly on [`Value`]s with NumPy's
+//! semantics. It is the oracle the compiled path is tested against.
+//!
+//! Every call checks its arguments against the parameter types (dtype, rank, static dims,
+//! symbolic dims consistently bound across the signature) and its results against the
+//! declared result types. Every evaluated node is checked against its static type, so a
+//! typed tree that breaks the checker's invariants is reported as
+//! [`InterpError::Internal`] rather than silently computing something else.
+//!
+//! Deviations from NumPy, all in cases NumPy leaves undefined or rejects:
+//! - float -> int casts of NaN and ±inf give 0; finite out-of-range values saturate;
+//! - an integer raised to a negative power gives 0 (1 for base 1, ±1 for base -1) where
+//!   NumPy raises an error;
+//! - float sums use NumPy's pairwise summation over the reduced elements in row-major
+//!   order; NumPy sums non-trailing axes of C-ordered arrays sequentially, so such sums can
+//!   differ from NumPy's in the last bits.
+
+mod elementwise;
+mod error;
+mod linalg;
+mod reduce;
+mod scalar;
+mod shape_ops;
+mod signature;
+
+use std::collections::HashMap;
+
+pub use elementwise::cast;
+pub use error::InterpError;
+use error::Result;
+use signature::{SymbolBindings, match_type};
+
+use crate::span::Span;
+use crate::typed::{TExpr, TExprKind, TFn, TLet, TProgram, TStmt};
+use crate::types::Dim;
+use crate::value::Value;
+
+/// How deeply calls may nest before the interpreter gives up.
+pub const MAX_CALL_DEPTH: usize = 256;
+
+/// Runs the program's top-level statements and returns the printed values in order (a
+/// `print` of a call returning several results contributes all of them).
+pub fn run_program(p: &TProgram) -> Result<Vec<Value>, InterpError> {
+    let mut interp = Interp { prog: p, depth: 0 };
+    let mut frame = Frame::default();
+    let mut printed = Vec::new();
+    for stmt in &p.top {
+        match stmt {
+            TStmt::Let(l) => interp.run_let(&mut frame, l)?,
+            TStmt::Print(exprs, _) => {
+                for e in exprs {
+                    printed.extend(interp.eval_multi(&frame, e)?);
+                }
+            }
+        }
+    }
+    Ok(printed)
+}
+
+/// Calls function `name` with `args`, checking them against its signature first.
+pub fn call_function(p: &TProgram, name: &str, args: &[Value]) -> Result<Vec<Value>, InterpError> {
+    Interp { prog: p, depth: 0 }.call(name, args.to_vec(), None)
+}
+
+#[derive(Default)]
+struct Frame {
+    vars: HashMap<String, Value>,
+    syms: SymbolBindings,
+}
+
+struct Interp<'p> {
+    prog: &'p TProgram,
+    depth: usize,
+}
+
+impl Interp<'_> {
+    fn call(&mut self, name: &str, args: Vec<Value>, span: Option<Span>) -> Result<Vec<Value>> {
+        let f = self.prog.function(name).ok_or_else(|| InterpError::UnknownFunction { name: name.to_string(), span: span.clone() })?;
+        if args.len() != f.params.len() {
+            return Err(InterpError::Arity { function: name.to_string(), expected: f.params.len(), actual: args.len(), span });
+        }
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(InterpError::RecursionLimit { function: name.to_string(), limit: MAX_CALL_DEPTH, span });
+        }
+        let mut frame = Frame::default();
+        for (param, arg) in f.params.iter().zip(args) {
+            let who = format!("argument `{}`", param.name);
+            if let Err(detail) = match_type(&param.ty, &arg, &who, &mut frame.syms) {
+                return Err(InterpError::ArgumentMismatch {
+                    function: name.to_string(),
+                    param: param.name.clone(),
+                    actual: arg.tensor_type().to_string(),
+                    expected: param.ty.to_string(),
+                    detail,
+                    span,
+                });
+            }
+            frame.vars.insert(param.name.clone(), arg);
+        }
+        self.depth += 1;
+        let results = self.run_body(f, &mut frame);
+        self.depth -= 1;
+        let results = results?;
+        if results.len() != f.results.len() {
+            return Err(InterpError::internal(format!("`{name}` produced {} results for {} declared", results.len(), f.results.len()), &f.span));
+        }
+        for (i, (ty, v)) in f.results.iter().zip(&results).enumerate() {
+            if let Err(detail) = match_type(ty, v, &format!("result {i}"), &mut frame.syms) {
+                return Err(InterpError::ResultMismatch {
+                    function: name.to_string(),
+                    index: i,
+                    actual: v.tensor_type().to_string(),
+                    expected: ty.to_string(),
+                    detail,
+                });
+            }
+        }
+        Ok(results)
+    }
+
+    fn run_body(&mut self, f: &TFn, frame: &mut Frame) -> Result<Vec<Value>> {
+        for l in &f.body.lets {
+            self.run_let(frame, l)?;
+        }
+        f.body.results.iter().map(|e| self.eval(frame, e)).collect()
+    }
+
+    fn run_let(&mut self, frame: &mut Frame, l: &TLet) -> Result<()> {
+        let v = self.eval(frame, &l.value)?;
+        frame.vars.insert(l.name.clone(), v);
+        Ok(())
+    }
+
+    /// Evaluates an expression that may be a multi-result call.
+    fn eval_multi(&mut self, frame: &Frame, e: &TExpr) -> Result<Vec<Value>> {
+        match &e.kind {
+            TExprKind::CallMulti(name, args) => {
+                let args = args.iter().map(|a| self.eval(frame, a)).collect::<Result<Vec<_>>>()?;
+                let results = self.call(name, args, Some(e.span.clone()))?;
+                if let Some(first) = results.first() {
+                    check_node(frame, e, first)?;
+                }
+                Ok(results)
+            }
+            _ => Ok(vec![self.eval(frame, e)?]),
+        }
+    }
+
+    fn eval(&mut self, frame: &Frame, e: &TExpr) -> Result<Value> {
+        let v = self.eval_kind(frame, e)?;
+        check_node(frame, e, &v)?;
+        Ok(v)
+    }
+
+    fn eval_kind(&mut self, frame: &Frame, e: &TExpr) -> Result<Value> {
+        use TExprKind::*;
+        let span = &e.span;
+        Ok(match &e.kind {
+            Literal(v) => v.clone(),
+            Var(name) => frame.vars.get(name).cloned().ok_or_else(|| InterpError::UnboundVariable { name: name.clone(), span: span.clone() })?,
+            Unary(op, x) => elementwise::unary(*op, self.eval(frame, x)?, span)?,
+            Binary(op, a, b) => {
+                let (a, b) = (self.eval(frame, a)?, self.eval(frame, b)?);
+                elementwise::binary(*op, &a, &b, span)?
+            }
+            Where(c, a, b) => {
+                let (c, a, b) = (self.eval(frame, c)?, self.eval(frame, a)?, self.eval(frame, b)?);
+                elementwise::select(&c, &a, &b, span)?
+            }
+            Cast(x) => cast(&self.eval(frame, x)?, e.ty.dtype),
+            MatMul(a, b) => {
+                let (a, b) = (self.eval(frame, a)?, self.eval(frame, b)?);
+                linalg::matmul(&a, &b, span)?
+            }
+            Transpose(x, perm) => shape_ops::transpose(self.eval(frame, x)?, perm, span)?,
+            Broadcast(x) => shape_ops::broadcast_to(self.eval(frame, x)?, &target_dims(frame, &e.ty.dims), span)?,
+            Expand(x, axis) => shape_ops::expand(self.eval(frame, x)?, *axis, span)?,
+            Squeeze(x, axis) => shape_ops::squeeze(self.eval(frame, x)?, *axis, span)?,
+            Reshape(x) => shape_ops::reshape(self.eval(frame, x)?, &target_dims(frame, &e.ty.dims), span)?,
+            Reduce(op, x, axes) => {
+                let x = self.eval(frame, x)?;
+                // A sum of bools (or any reduction whose result dtype differs from the
+                // operand's) accumulates in the result dtype, as NumPy's sum of bools does.
+                let x = if x.dtype() == e.ty.dtype { x } else { cast(&x, e.ty.dtype) };
+                reduce::reduce(*op, &x, axes, span)?
+            }
+            Softmax(x, axis) => reduce::softmax(&self.eval(frame, x)?, *axis, false, span)?,
+            LogSoftmax(x, axis) => reduce::softmax(&self.eval(frame, x)?, *axis, true, span)?,
+            Call(name, args) => {
+                let args = args.iter().map(|a| self.eval(frame, a)).collect::<Result<Vec<_>>>()?;
+                let mut results = self.call(name, args, Some(span.clone()))?;
+                if results.len() != 1 {
+                    return Err(InterpError::internal(format!("`{name}` returns {} results where one is expected", results.len()), span));
+                }
+                results.remove(0)
+            }
+            CallMulti(..) => {
+                return Err(InterpError::internal("a multi-result call outside a top-level `print`", span));
+            }
+        })
+    }
+}
+
+/// A type's dims as run-time sizes where known: static dims and symbols bound by the call.
+fn target_dims(frame: &Frame, dims: &[Dim]) -> Vec<Option<usize>> {
+    dims.iter()
+        .map(|d| match d {
+            Dim::Static(n) => usize::try_from(*n).ok(),
+            Dim::Symbol(s) => frame.syms.get(s),
+            Dim::Unknown => None,
+        })
+        .collect()
+}
+
+/// Checks an evaluated node against its static type: dtype, rank, static dims and symbols
+/// the enclosing call bound.
+fn check_node(frame: &Frame, e: &TExpr, v: &Value) -> Result<()> {
+    let expected = target_dims(frame, &e.ty.dims);
+    let ok = v.dtype() == e.ty.dtype
+        && v.shape().len() == expected.len()
+        && v.shape().iter().zip(&expected).all(|(&n, d)| d.is_none_or(|m| m == n));
+    if ok {
+        Ok(())
+    } else {
+        Err(InterpError::internal(format!("node of type {} evaluated to a {} value", e.ty, v.tensor_type()), &e.span))
+    }
+}
