@@ -1,0 +1,339 @@
+//! Source text to tokens.
+//!
+//! Lexing never fails: characters that start no token become a diagnostic and are skipped,
+//! malformed number literals become a diagnostic and the nearest sensible token, so the parser
+//! still sees a useful token stream and can report its own errors in the same run.
+
+use std::fmt;
+
+use chumsky::prelude::*;
+
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::span::Span;
+use crate::types::DType;
+
+/// One token. Identifiers borrow from the source.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Token<'src> {
+    Int(i64),
+    Float(f64),
+    Ident(&'src str),
+    DType(DType),
+    Fn,
+    Let,
+    Print,
+    True,
+    False,
+    Plus,
+    Minus,
+    Star,
+    StarStar,
+    Slash,
+    At,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    EqEq,
+    Ne,
+    Assign,
+    Arrow,
+    Colon,
+    Semi,
+    Comma,
+    Dot,
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Question,
+}
+
+impl Token<'_> {
+    /// The source form of a fixed token (keyword or punctuation).
+    pub fn text(&self) -> Option<&'static str> {
+        Some(match self {
+            Token::Fn => "fn",
+            Token::Let => "let",
+            Token::Print => "print",
+            Token::True => "true",
+            Token::False => "false",
+            Token::DType(d) => d.name(),
+            Token::Plus => "+",
+            Token::Minus => "-",
+            Token::Star => "*",
+            Token::StarStar => "**",
+            Token::Slash => "/",
+            Token::At => "@",
+            Token::Lt => "<",
+            Token::Le => "<=",
+            Token::Gt => ">",
+            Token::Ge => ">=",
+            Token::EqEq => "==",
+            Token::Ne => "!=",
+            Token::Assign => "=",
+            Token::Arrow => "->",
+            Token::Colon => ":",
+            Token::Semi => ";",
+            Token::Comma => ",",
+            Token::Dot => ".",
+            Token::LParen => "(",
+            Token::RParen => ")",
+            Token::LBracket => "[",
+            Token::RBracket => "]",
+            Token::LBrace => "{",
+            Token::RBrace => "}",
+            Token::Question => "?",
+            Token::Int(_) | Token::Float(_) | Token::Ident(_) => return None,
+        })
+    }
+}
+
+/// How a token is named in an error message: "`;`", "identifier `x`", "integer `3`".
+impl fmt::Display for Token<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Token::Int(n) => write!(f, "integer `{n}`"),
+            Token::Float(x) => write!(f, "float `{}`", super::pretty::float_literal(*x)),
+            Token::Ident(s) => write!(f, "identifier `{s}`"),
+            Token::DType(d) => write!(f, "type `{d}`"),
+            other => write!(f, "`{}`", other.text().unwrap_or("?")),
+        }
+    }
+}
+
+/// What the character-level lexer produces before numbers are checked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Raw<'src> {
+    Tok(Token<'src>),
+    /// A number literal as written; `shape` tells what is wrong with it, if anything.
+    Number(&'src str, NumShape),
+    /// A run of characters that start no token.
+    Bad(&'src str),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum NumShape {
+    /// `42`, `1.5`, `2e-3`.
+    Ok,
+    /// `.5`: no digit before the point.
+    LeadingDot,
+    /// `1.` followed by something that is not a digit or a name.
+    TrailingDot,
+    /// Letters glued to a number, as in `1e`, `2x`, `1.0f`. The number part ends at the byte offset.
+    Suffix(usize),
+}
+
+type LexErr<'src> = extra::Err<Rich<'src, char>>;
+
+fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)>, LexErr<'src>> {
+    let digit = any().filter(|c: &char| c.is_ascii_digit());
+    let digits = digit.repeated().at_least(1);
+    let ident_char = any().filter(|c: &char| c.is_ascii_alphanumeric() || *c == '_');
+    let ident_start = any().filter(|c: &char| c.is_ascii_alphabetic() || *c == '_');
+    let exponent = one_of("eE").then(one_of("+-").or_not()).then(digits);
+
+    // `1`, `1.5`, `1e3`, `1.5e-3`; `1.T` is the integer 1 followed by `.T`.
+    let number_core = digits.then(just('.').then(digits).or_not()).then(exponent.or_not()).to_slice();
+    let plain_number = number_core
+        .then(ident_char.repeated().at_least(1).to_slice().or_not())
+        .map_with(|(core, suffix): (&'src str, Option<&'src str>), e| {
+            let whole: &'src str = e.slice();
+            match suffix {
+                Some(_) => Raw::Number(whole, NumShape::Suffix(core.len())),
+                None => Raw::Number(whole, NumShape::Ok),
+            }
+        });
+    // `1.` not followed by a digit or a name start (which would be `1.T`).
+    let trailing_dot = digits
+        .then(just('.'))
+        .then_ignore(ident_start.or(digit).not())
+        .to_slice()
+        .map(|s: &'src str| Raw::Number(s, NumShape::TrailingDot));
+    let leading_dot = just('.')
+        .then(digits)
+        .then(exponent.or_not())
+        .to_slice()
+        .map(|s: &'src str| Raw::Number(s, NumShape::LeadingDot));
+
+    let word = text::ascii::ident().map(|s: &'src str| {
+        Raw::Tok(match s {
+            "fn" => Token::Fn,
+            "let" => Token::Let,
+            "print" => Token::Print,
+            "true" => Token::True,
+            "false" => Token::False,
+            _ => match DType::from_name(s) {
+                Some(d) => Token::DType(d),
+                None => Token::Ident(s),
+            },
+        })
+    });
+
+    let long_op = choice((
+        just("**").to(Token::StarStar),
+        just("->").to(Token::Arrow),
+        just("<=").to(Token::Le),
+        just(">=").to(Token::Ge),
+        just("==").to(Token::EqEq),
+        just("!=").to(Token::Ne),
+    ));
+    let short_op = choice((
+        just('+').to(Token::Plus),
+        just('-').to(Token::Minus),
+        just('*').to(Token::Star),
+        just('/').to(Token::Slash),
+        just('@').to(Token::At),
+        just('<').to(Token::Lt),
+        just('>').to(Token::Gt),
+        just('=').to(Token::Assign),
+        just(':').to(Token::Colon),
+        just(';').to(Token::Semi),
+        just(',').to(Token::Comma),
+        just('.').to(Token::Dot),
+        just('?').to(Token::Question),
+    ));
+    let delim = choice((
+        just('(').to(Token::LParen),
+        just(')').to(Token::RParen),
+        just('[').to(Token::LBracket),
+        just(']').to(Token::RBracket),
+        just('{').to(Token::LBrace),
+        just('}').to(Token::RBrace),
+    ));
+
+    // Characters that can start no token; a run of them is reported once.
+    let starts_nothing =
+        |c: &char| !(c.is_whitespace() || c.is_ascii_alphanumeric() || "_+-*/@<>=!:;,.?()[]{}".contains(*c));
+    let bad = any()
+        .then(any().filter(move |c: &char| starts_nothing(c)).repeated())
+        .to_slice()
+        .map(Raw::Bad);
+
+    let comment = just("//").then(any().and_is(just('\n').not()).repeated()).ignored();
+    let blank = any().filter(|c: &char| c.is_whitespace()).ignored().or(comment).repeated();
+
+    let token = choice((
+        trailing_dot,
+        plain_number,
+        leading_dot,
+        word,
+        long_op.map(Raw::Tok),
+        short_op.map(Raw::Tok),
+        delim.map(Raw::Tok),
+        bad,
+    ));
+
+    blank
+        .ignore_then(token.map_with(|t, e| (t, e.span())).then_ignore(blank).repeated().collect())
+        .then_ignore(end())
+}
+
+/// Splits `src` into tokens with byte spans, plus a diagnostic for every lexical error.
+pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
+    let (raw, errs) = raw_lexer().parse(src).into_output_errors();
+    let mut diags: Vec<Diagnostic> = errs
+        .into_iter()
+        .map(|e| {
+            let span = e.span().into_range();
+            Diagnostic::new(ErrorKind::Lex, span.clone(), format!("cannot read the source here: {e}"))
+                .with_label(span, "unreadable")
+        })
+        .collect();
+    let mut tokens = Vec::new();
+    for (raw, span) in raw.unwrap_or_default() {
+        let span = span.into_range();
+        match raw {
+            Raw::Tok(t) => tokens.push((t, span)),
+            Raw::Bad(text) => diags.push(bad_chars(text, span)),
+            Raw::Number(text, shape) => {
+                let (tok, diag) = number(text, shape, span.clone());
+                diags.extend(diag);
+                tokens.push((tok, span));
+            }
+        }
+    }
+    (tokens, diags)
+}
+
+fn bad_chars(text: &str, span: Span) -> Diagnostic {
+    let (what, label) = if text.chars().count() == 1 {
+        (format!("unexpected character `{text}`"), "this character starts no token")
+    } else {
+        (format!("unexpected characters `{text}`"), "these characters start no token")
+    };
+    let d = Diagnostic::new(ErrorKind::Lex, span.clone(), what).with_label(span, label);
+    match text.chars().next() {
+        Some('!') => d.with_note("ptl has no `!` operator; not-equal is written `!=`"),
+        Some('&') | Some('|') => d.with_note("ptl has no logical operators"),
+        Some('"') | Some('\'') => d.with_note("ptl has no string or character literals"),
+        Some('#') => d.with_note("comments start with `//`"),
+        Some('%') => d.with_note("ptl has no `%` operator"),
+        _ => d,
+    }
+}
+
+/// Turns a number literal into its token, with a diagnostic when it is malformed. The token
+/// is always the closest reading, so parsing can go on.
+fn number<'src>(text: &str, shape: NumShape, span: Span) -> (Token<'src>, Option<Diagnostic>) {
+    let err = |msg: String, label: &str| Some(Diagnostic::new(ErrorKind::Lex, span.clone(), msg).with_label(span.clone(), label));
+    match shape {
+        NumShape::Ok => {
+            if text.contains(['.', 'e', 'E']) {
+                float(text, span.clone())
+            } else {
+                match text.parse::<i64>() {
+                    Ok(n) => (Token::Int(n), None),
+                    Err(_) => (
+                        Token::Int(0),
+                        err(format!("integer literal `{text}` is too large"), "does not fit in 64 bits")
+                            .map(|d| d.with_note(format!("the largest integer literal is {}", i64::MAX))),
+                    ),
+                }
+            }
+        }
+        NumShape::LeadingDot => {
+            let fixed = format!("0{text}");
+            let (tok, _) = float(&fixed, span.clone());
+            (
+                tok,
+                err(format!("float literal `{text}` needs a digit before the `.`"), "no leading digit")
+                    .map(|d| d.with_note(format!("write `{fixed}`"))),
+            )
+        }
+        NumShape::TrailingDot => {
+            let fixed = format!("{text}0");
+            let (tok, _) = float(&fixed, span.clone());
+            (
+                tok,
+                err(format!("float literal `{text}` needs a digit after the `.`"), "no digit after `.`")
+                    .map(|d| d.with_note(format!("write `{fixed}`"))),
+            )
+        }
+        NumShape::Suffix(at) => {
+            let core = &text[..at];
+            let (tok, _) = number(core, NumShape::Ok, span.clone());
+            (
+                tok,
+                err(format!("invalid number literal `{text}`"), "letters directly after a number")
+                    .map(|d| d.with_note("numbers are written `42`, `1.5`, `1e-3` or `2.5e10`; put a space or an operator between a number and a name")),
+            )
+        }
+    }
+}
+
+fn float<'src>(text: &str, span: Span) -> (Token<'src>, Option<Diagnostic>) {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() => (Token::Float(x), None),
+        _ => (
+            Token::Float(0.0),
+            Some(
+                Diagnostic::new(ErrorKind::Lex, span.clone(), format!("float literal `{text}` is out of range"))
+                    .with_label(span, "too large for a 64-bit float")
+                    .with_note(format!("the largest finite float is about {:e}", f64::MAX)),
+            ),
+        ),
+    }
+}

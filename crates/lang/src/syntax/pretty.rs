@@ -1,0 +1,198 @@
+//! Canonical source text for a syntax tree.
+//!
+//! Output re-parses to the same tree (spans aside): parentheses are inserted exactly where
+//! precedence needs them, and floats are printed in the shortest form that reads back as
+//! the same `f64`, always with a `.` or an exponent (`1.0`, `0.1`, `1e-300`). Comments are
+//! not part of the tree and are not printed.
+
+use std::fmt::Write;
+
+use crate::ast::*;
+
+/// Binding strength of each expression form, loosest first.
+const ASCRIBE: u8 = 0;
+const COMPARE: u8 = 1;
+const SUM: u8 = 2;
+const PRODUCT: u8 = 3;
+const UNARY: u8 = 4;
+const POWER: u8 = 5;
+const POSTFIX: u8 = 6;
+const ATOM: u8 = 7;
+
+const INDENT: &str = "    ";
+
+/// The whole program: one statement per line, 4-space indentation, a blank line around
+/// every function definition.
+pub fn print_program(program: &Program) -> String {
+    let mut out = String::new();
+    for (i, item) in program.items.iter().enumerate() {
+        if i > 0 {
+            let prev_fn = matches!(program.items[i - 1], Item::Fn(_));
+            if prev_fn || matches!(item, Item::Fn(_)) {
+                out.push('\n');
+            }
+        }
+        match item {
+            Item::Fn(f) => write_fn(&mut out, f),
+            Item::Let(l) => write_let(&mut out, l, ""),
+            Item::Print(p) => {
+                let _ = writeln!(out, "print {};", print_expr(&p.value));
+            }
+        }
+    }
+    out
+}
+
+/// One expression on one line, with minimal parentheses.
+pub fn print_expr(e: &Expr) -> String {
+    let mut out = String::new();
+    write_expr(&mut out, e, ASCRIBE);
+    out
+}
+
+/// A written type: `f64`, `f64[n, 3, ?]`.
+pub fn print_type(t: &TypeExpr) -> String {
+    let mut out = t.dtype.name().to_string();
+    if !t.dims.is_empty() {
+        let dims: Vec<String> = t.dims.iter().map(|d| d.dim.to_string()).collect();
+        let _ = write!(out, "[{}]", dims.join(", "));
+    }
+    out
+}
+
+/// A finite float as a literal that re-lexes to the same value and always looks like a
+/// float. Negative values get a leading `-` (which parses as unary minus).
+pub fn float_literal(x: f64) -> String {
+    if x.is_nan() {
+        return "(0.0 / 0.0)".to_string();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "(1.0 / 0.0)" } else { "(-1.0 / 0.0)" }.to_string();
+    }
+    let s = format!("{x:?}");
+    if s.contains(['.', 'e', 'E']) { s } else { format!("{s}.0") }
+}
+
+fn write_fn(out: &mut String, f: &FnDef) {
+    let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name.name, print_type(&p.ty))).collect();
+    let _ = write!(out, "fn {}({})", f.name.name, params.join(", "));
+    match f.ret.as_deref() {
+        None => {}
+        Some([one]) => {
+            let _ = write!(out, " -> {}", print_type(one));
+        }
+        Some(many) => {
+            let tys: Vec<String> = many.iter().map(print_type).collect();
+            let _ = write!(out, " -> ({})", tys.join(", "));
+        }
+    }
+    out.push_str(" {\n");
+    for l in &f.body.lets {
+        write_let(out, l, INDENT);
+    }
+    let _ = writeln!(out, "{INDENT}{}", print_expr(&f.body.result));
+    out.push_str("}\n");
+}
+
+fn write_let(out: &mut String, l: &Let, indent: &str) {
+    let _ = write!(out, "{indent}let {}", l.name.name);
+    if let Some(t) = &l.ty {
+        let _ = write!(out, ": {}", print_type(t));
+    }
+    let _ = writeln!(out, " = {};", print_expr(&l.value));
+}
+
+fn binop_prec(op: BinOp) -> u8 {
+    match op {
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => COMPARE,
+        BinOp::Add | BinOp::Sub => SUM,
+        BinOp::Mul | BinOp::Div | BinOp::MatMul => PRODUCT,
+        BinOp::Pow => POWER,
+    }
+}
+
+fn prec(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Ascribe(..) => ASCRIBE,
+        ExprKind::Binary(op, ..) => binop_prec(*op),
+        ExprKind::Unary(..) => UNARY,
+        ExprKind::Transpose(_) => POSTFIX,
+        ExprKind::Int(n) if *n < 0 => UNARY,
+        ExprKind::Float(x) if x.is_finite() && x.is_sign_negative() => UNARY,
+        _ => ATOM,
+    }
+}
+
+fn write_list(out: &mut String, items: &[Expr]) {
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_expr(out, x, ASCRIBE);
+    }
+}
+
+/// Writes `e` so that it parses back at binding strength `min` or tighter.
+fn write_expr(out: &mut String, e: &Expr, min: u8) {
+    if prec(e) < min {
+        out.push('(');
+        write_expr(out, e, ASCRIBE);
+        out.push(')');
+        return;
+    }
+    match &e.kind {
+        ExprKind::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        ExprKind::Float(x) => out.push_str(&float_literal(*x)),
+        ExprKind::Bool(b) => {
+            let _ = write!(out, "{b}");
+        }
+        ExprKind::Var(name) => out.push_str(name),
+        ExprKind::DType(d) => out.push_str(d.name()),
+        ExprKind::UnknownDim => out.push('?'),
+        ExprKind::Error => out.push_str("<error>"),
+        ExprKind::Array(items) => {
+            out.push('[');
+            write_list(out, items);
+            out.push(']');
+        }
+        ExprKind::Tuple(items) => {
+            out.push('(');
+            write_list(out, items);
+            if items.len() == 1 {
+                out.push(',');
+            }
+            out.push(')');
+        }
+        ExprKind::Call(f, args) => {
+            out.push_str(&f.name);
+            out.push('(');
+            write_list(out, args);
+            out.push(')');
+        }
+        ExprKind::Unary(UnOp::Neg, x) => {
+            out.push('-');
+            write_expr(out, x, UNARY);
+        }
+        ExprKind::Binary(op, a, b) => {
+            let p = binop_prec(*op);
+            let (left, right) = match p {
+                COMPARE => (SUM, SUM),
+                POWER => (POSTFIX, UNARY),
+                _ => (p, p + 1),
+            };
+            write_expr(out, a, left);
+            let _ = write!(out, " {} ", op.symbol());
+            write_expr(out, b, right);
+        }
+        ExprKind::Transpose(x) => {
+            write_expr(out, x, POSTFIX);
+            out.push_str(".T");
+        }
+        ExprKind::Ascribe(x, t) => {
+            write_expr(out, x, COMPARE);
+            let _ = write!(out, ": {}", print_type(t));
+        }
+    }
+}
