@@ -231,8 +231,16 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
         .then_ignore(end())
 }
 
-/// Splits `src` into tokens with byte spans, plus a diagnostic for every lexical error.
-pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
+/// The result of lexing: tokens with byte spans, a diagnostic for every lexical error, and
+/// the spans of characters that were dropped because they start no token.
+pub struct Lexed<'src> {
+    pub tokens: Vec<(Token<'src>, Span)>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub skipped: Vec<Span>,
+}
+
+/// Splits `src` into tokens. Never fails; see [`Lexed`].
+pub fn lex(src: &str) -> Lexed<'_> {
     let (raw, errs) = raw_lexer().parse(src).into_output_errors();
     let mut diags: Vec<Diagnostic> = errs
         .into_iter()
@@ -243,11 +251,15 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
         })
         .collect();
     let mut tokens = Vec::new();
+    let mut skipped = Vec::new();
     for (raw, span) in raw.unwrap_or_default() {
         let span = span.into_range();
         match raw {
             Raw::Tok(t) => tokens.push((t, span)),
-            Raw::Bad(text) => diags.push(bad_chars(text, span)),
+            Raw::Bad(text) => {
+                diags.push(bad_chars(text, span.clone()));
+                skipped.push(span);
+            }
             Raw::Number(text, shape) => {
                 let (tok, diag) = number(text, shape, span.clone());
                 diags.extend(diag);
@@ -255,7 +267,7 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
             }
         }
     }
-    (tokens, diags)
+    Lexed { tokens, diagnostics: diags, skipped }
 }
 
 fn bad_chars(text: &str, span: Span) -> Diagnostic {

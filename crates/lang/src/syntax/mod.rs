@@ -26,7 +26,7 @@ pub const MAX_NESTING: usize = 256;
 /// Returns the program (partial, with `ExprKind::Error` holes, when there are errors) and
 /// every diagnostic, in source order. The program is usable only when the list is empty.
 pub fn parse(src: &str) -> (Option<Program>, Vec<Diagnostic>) {
-    let (tokens, mut diags) = lexer::lex(src);
+    let lexer::Lexed { tokens, diagnostics: mut diags, skipped } = lexer::lex(src);
     if let Some(d) = nesting_error(&tokens) {
         diags.push(d);
         return (None, diags);
@@ -35,10 +35,28 @@ pub fn parse(src: &str) -> (Option<Program>, Vec<Diagnostic>) {
     let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens.iter().map(|(t, s)| (*t, SimpleSpan::from(s.clone()))).collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
     let (program, errors) = parser::program(&layout).parse(spanned.as_slice().split_token_span(eoi)).into_output_errors();
-    diags.extend(errors.iter().map(report::to_diagnostic));
+    let cascades = cascade_zones(&tokens, &skipped);
+    diags.extend(
+        errors
+            .iter()
+            .map(report::to_diagnostic)
+            .filter(|d| !cascades.iter().any(|z| z.contains(&d.span.start))),
+    );
     diags.sort_by_key(|d| (d.span.start, d.span.end));
     diags.dedup();
     (program, diags)
+}
+
+/// Where a syntax error is only a consequence of dropped characters: from a dropped run
+/// through the end of the token after it.
+fn cascade_zones(tokens: &[(Token<'_>, Span)], skipped: &[Span]) -> Vec<Span> {
+    skipped
+        .iter()
+        .map(|s| {
+            let next_end = tokens.iter().find(|(_, t)| t.start >= s.end).map_or(usize::MAX, |(_, t)| t.end);
+            s.start..next_end
+        })
+        .collect()
 }
 
 /// Reports input whose expressions would nest deeper than [`MAX_NESTING`]. The estimate is

@@ -8,11 +8,11 @@
 //! - a broken function header or a stray token at the top level is skipped up to the next
 //!   `fn`, `let` or `print`.
 //!
-//! Custom error messages are built with [`custom`] so that they carry a label and notes.
+//! Custom error messages are built with [`error_msg`] so that they carry a label and notes.
 
 use std::collections::{HashMap, HashSet};
 
-use chumsky::input::MappedInput;
+use chumsky::input::{InputRef, MappedInput};
 use chumsky::prelude::*;
 
 use super::lexer::Token;
@@ -57,7 +57,7 @@ impl Layout {
 
 /// A custom error: the message, then the label for the span, then notes, one per line.
 /// [`super::report`] splits them back apart.
-pub fn custom<'t, 's>(span: SimpleSpan, message: &str, label: &str, notes: &[&str]) -> ParseError<'t, 's> {
+pub fn error_msg<'t, 's>(span: SimpleSpan, message: &str, label: &str, notes: &[&str]) -> ParseError<'t, 's> {
     let mut text = format!("{message}\n{label}");
     for n in notes {
         text.push('\n');
@@ -117,31 +117,47 @@ fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
     Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span }
 }
 
-/// Skips one balanced token tree: a single token other than a closing delimiter, or a whole
-/// `( .. )`, `[ .. ]`, `{ .. }` group (an unclosed group runs to the end of input).
-fn token_tree<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, (), Extra<'t, 's>> + Clone {
-    recursive(|tt| {
-        let group = |open: Token<'s>, close: Token<'s>| {
-            just(open).then(tt.clone().repeated()).then(just(close).or_not()).ignored()
-        };
-        choice((
-            group(Token::LParen, Token::RParen),
-            group(Token::LBracket, Token::RBracket),
-            group(Token::LBrace, Token::RBrace),
-            none_of([Token::LParen, Token::RParen, Token::LBracket, Token::RBracket, Token::LBrace, Token::RBrace])
-                .ignored(),
-        ))
-    })
-}
-
-/// Skips balanced tokens (and stray `)` / `]`) up to, not including, a token in `stop`.
-fn skip_until<'t, 's: 't, const N: usize>(
-    stop: [Token<'s>; N],
+/// Skips tokens up to, not including, a token in `stop` outside any `( .. )`, `[ .. ]` or
+/// `{ .. }` group; with `skip_first`, the first token is skipped whatever it is. Never
+/// fails and records no expected-token errors, so it cannot blur the next real error.
+///
+/// A group that is not closed ends where it cannot go on: at a `;`, `}` or statement keyword
+/// inside `( .. )` / `[ .. ]`, at `fn` inside `{ .. }`, or at the end of input.
+fn skip_until<'t, 's: 't>(
+    stop: &'static [Token<'static>],
+    skip_first: bool,
 ) -> impl Parser<'t, TokenInput<'t, 's>, (), Extra<'t, 's>> + Clone {
-    token_tree()
-        .or(one_of([Token::RParen, Token::RBracket]).ignored())
-        .and_is(one_of(stop).not())
-        .repeated()
+    chumsky::primitive::custom(move |inp: &mut InputRef<'t, '_, TokenInput<'t, 's>, Extra<'t, 's>>| {
+        let mut closers: Vec<Token<'s>> = Vec::new();
+        let mut first = skip_first;
+        while let Some(tok) = inp.peek() {
+            while let Some(top) = closers.last() {
+                let abandoned = match top {
+                    Token::RBrace => tok == Token::Fn,
+                    _ => matches!(tok, Token::Semi | Token::Let | Token::Print | Token::Fn | Token::RBrace),
+                };
+                if !abandoned {
+                    break;
+                }
+                closers.pop();
+            }
+            if !first && closers.is_empty() && stop.iter().any(|s| *s == tok) {
+                break;
+            }
+            first = false;
+            match tok {
+                Token::LParen => closers.push(Token::RParen),
+                Token::LBracket => closers.push(Token::RBracket),
+                Token::LBrace => closers.push(Token::RBrace),
+                Token::RParen | Token::RBracket | Token::RBrace if closers.last() == Some(&tok) => {
+                    closers.pop();
+                }
+                _ => {}
+            }
+            inp.skip();
+        }
+        Ok(())
+    })
 }
 
 pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t, 's>> + Clone {
@@ -198,7 +214,7 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
         // `.T`; any other name after `.` is an error.
         let dot_t = just(Token::Dot).ignore_then(any().or_not().try_map(|tok: Option<Token<'s>>, span| match tok {
             Some(Token::Ident("T")) => Ok(()),
-            other => Err(custom(
+            other => Err(error_msg(
                 span,
                 &format!("expected `T` after `.`, found {}", found_text(other)),
                 "expected `T`",
@@ -252,7 +268,7 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
             .validate(|(first, rest), _, emitter| {
                 if let Some(((op, span), _)) = rest.get(1) {
                     let msg = format!("comparison operators cannot be chained: found a second `{}`", op.symbol());
-                    emitter.emit(custom(
+                    emitter.emit(error_msg(
                         *span,
                         &msg,
                         "second comparison",
@@ -291,20 +307,21 @@ fn terminator<'t, 's: 't>(
             let prev = layout.previous.get(&span.start).cloned().map(SimpleSpan::from);
             let msg = format!("expected `;` after `{what}` statement, found {}", found_text(tok));
             if ended {
-                Ok(custom(prev.unwrap_or(span), &msg, "expected `;` after this", &[]))
+                Ok(error_msg(prev.unwrap_or(span), &msg, "expected `;` after this", &[]))
             } else {
-                Err(custom(span, &msg, "expected `;` here", &[]))
+                Err(error_msg(span, &msg, "expected `;` here", &[]))
             }
         })
         .validate(|err, _, emitter| emitter.emit(err));
     just(Token::Semi).ignored().or(missing)
 }
 
+const ITEM_START: [Token<'static>; 3] = [Token::Fn, Token::Let, Token::Print];
 const STATEMENT_END: [Token<'static>; 5] = [Token::Semi, Token::Let, Token::Print, Token::Fn, Token::RBrace];
 
 /// Skips the rest of a broken statement, through its `;` if it has one.
 fn skip_statement<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, SimpleSpan, Extra<'t, 's>> + Clone {
-    skip_until(STATEMENT_END).then(just(Token::Semi).or_not()).map_with(|_, e| e.span())
+    skip_until(&STATEMENT_END, false).then(just(Token::Semi).or_not()).map_with(|_, e| e.span())
 }
 
 fn let_stmt<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, Let, Extra<'t, 's>> + Clone {
@@ -332,13 +349,30 @@ fn print_stmt<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 
 }
 
 fn block<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, Block, Extra<'t, 's>> + Clone {
-    let tail = expr().then_ignore(just(Token::RBrace)).recover_with(via_parser(
-        skip_until([Token::RBrace, Token::Fn]).then(just(Token::RBrace).or_not()).map_with(|_, e| error_expr(e.span())),
+    const TAIL_END: [Token<'static>; 4] = [Token::RBrace, Token::Fn, Token::Let, Token::Print];
+    let tail = expr().then_ignore(just(Token::RBrace)).map(Ok).recover_with(via_parser(
+        skip_until(&TAIL_END, false).then(just(Token::RBrace).or_not()).map_with(|_, e| Ok(error_expr(e.span()))),
     ));
+    // `}` right after the last `let`: the result expression is missing.
+    let no_tail = just(Token::RBrace).map_with(|_, e| Err(e.span()));
     just(Token::LBrace)
         .ignore_then(let_stmt(layout).repeated().collect::<Vec<_>>())
-        .then(tail)
-        .map_with(|(lets, result), e| Block { lets, result, span: range(e.span()) })
+        .then(no_tail.or(tail))
+        .validate(|(lets, tail): (Vec<Let>, Result<Expr, SimpleSpan>), e, emitter| {
+            let result = tail.unwrap_or_else(|span| {
+                // After a broken `let`, the error has been reported already.
+                if !lets.last().is_some_and(|l| matches!(l.value.kind, ExprKind::Error)) {
+                    emitter.emit(error_msg(
+                        span,
+                        "expected the result expression of the block, found `}`",
+                        "expected an expression before this `}`",
+                        &["a function body ends with the expression whose value it returns"],
+                    ));
+                }
+                error_expr(span)
+            });
+            Block { lets, result, span: range(e.span()) }
+        })
         .recover_with(via_parser(nested_delimiters(
             Token::LBrace,
             Token::RBrace,
@@ -350,7 +384,7 @@ fn block<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, 
 
 fn fn_def<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, Option<FnDef>, Extra<'t, 's>> + Clone {
     let others = [(Token::LBracket, Token::RBracket), (Token::LBrace, Token::RBrace)];
-    let param = ident().then_ignore(just(Token::Colon)).then(type_expr()).map(|(name, ty)| Param { name, ty });
+    let param = ident().labelled("parameter name").then_ignore(just(Token::Colon)).then(type_expr()).map(|(name, ty)| Param { name, ty });
     let params = param
         .separated_by(just(Token::Comma))
         .allow_trailing()
@@ -363,11 +397,12 @@ fn fn_def<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>,
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LParen), just(Token::RParen)));
     let rest = ident()
+        .labelled("function name")
         .then(params)
         .then(just(Token::Arrow).ignore_then(ret).or_not())
         .then(block(layout))
         .map(Some)
-        .recover_with(via_parser(skip_until([Token::Fn, Token::Let, Token::Print]).to(None)));
+        .recover_with(via_parser(skip_until(&ITEM_START, false).to(None)));
     just(Token::Fn)
         .ignore_then(rest)
         .map_with(|def, e| {
@@ -383,24 +418,17 @@ pub fn program<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t,
         let_stmt(layout).map(|l| Some(Item::Let(l))),
         print_stmt(layout).map(|p| Some(Item::Print(p))),
     ));
-    let keyword = one_of([Token::Fn, Token::Let, Token::Print]);
     let stray = any()
         .map_with(|t, e| (t, e.span()))
         .rewind()
-        .then_ignore(
-            token_tree()
-                .or(one_of([Token::RParen, Token::RBracket, Token::RBrace]).ignored())
-                .and_is(keyword.not())
-                .repeated()
-                .at_least(1),
-        )
+        .then_ignore(skip_until(&ITEM_START, true))
         .validate(|(tok, span), _, emitter| {
             let msg = format!("expected `fn`, `let` or `print`, found {}", found_text(Some(tok)));
             let mut notes = vec!["a program is a sequence of `fn` definitions, `let` bindings and `print` statements"];
             if matches!(tok, Token::RBrace) {
                 notes.push("this `}` closes nothing");
             }
-            emitter.emit(custom(span, &msg, "expected an item here", &notes));
+            emitter.emit(error_msg(span, &msg, "expected an item here", &notes));
             None
         });
     item.or(stray)

@@ -23,9 +23,14 @@ pub fn to_diagnostic(err: &ParseError<'_, '_>) -> Diagnostic {
         }
         RichReason::ExpectedFound { expected, found } => {
             let expected = describe_expected(expected);
-            let found = found.as_deref().map_or_else(|| "end of input".to_string(), Token::to_string);
+            let found_tok = found.as_deref();
+            let found = found_tok.map_or_else(|| "end of input".to_string(), Token::to_string);
             let mut d = Diagnostic::new(ErrorKind::Syntax, span.clone(), format!("expected {expected}, found {found}"))
                 .with_label(span, format!("expected {expected}"));
+            let wants_type = err.expected().any(|p| matches!(p, RichPattern::Label(l) if l == "type"));
+            if wants_type && matches!(found_tok, Some(Token::Ident(_))) {
+                d = d.with_note("types are `f32`, `f64`, `i32`, `i64` or `bool`, with dims in brackets: `f64[n, 3, ?]`");
+            }
             if let Some((RichPattern::Label(ctx), ctx_span)) = err.contexts().last() {
                 d = d.with_label(ctx_span.into_range(), format!("in this {ctx}"));
             }
@@ -63,6 +68,7 @@ fn describe_expected(expected: &[RichPattern<'_, Token<'_>>]) -> String {
                 operators += 1;
                 continue;
             }
+            RichPattern::Token(Token::Dot) => "`.T`".to_string(),
             RichPattern::Token(t) => t.to_string(),
             RichPattern::Label(l) => l.to_string(),
             RichPattern::Identifier(s) => format!("`{s}`"),
