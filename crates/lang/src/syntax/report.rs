@@ -68,7 +68,7 @@ fn describe_expected(expected: &[RichPattern<'_, Token<'_>>]) -> String {
                 operators += 1;
                 continue;
             }
-            RichPattern::Token(Token::Dot) => "`.T`".to_string(),
+            RichPattern::Token(t) if **t == Token::Dot => "`.T`".to_string(),
             RichPattern::Token(t) => t.to_string(),
             RichPattern::Label(l) => l.to_string(),
             RichPattern::Identifier(s) => format!("`{s}`"),
