@@ -9,6 +9,7 @@ pub mod syntax;
 pub mod typed;
 pub mod types;
 pub mod value;
+pub mod value_fmt;
 
 pub use diag::{Diagnostic, ErrorKind};
 pub use span::{Span, Spanned};
