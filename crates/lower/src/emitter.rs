@@ -1,0 +1,227 @@
+//! Small helpers for appending operations to a block: the building blocks every lowering uses.
+
+use melior::{
+    Context,
+    dialect::arith,
+    ir::{
+        AffineMap, Attribute, Block, BlockLike, Identifier, Location, OperationRef, Region,
+        RegionLike, Type, Value,
+        AffineExpr, ValueLike,
+        attribute::{
+            ArrayAttribute, DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute,
+        },
+        operation::OperationBuilder,
+        r#type::IntegerType,
+    },
+};
+use ptl_lang::{DType, Dim, TensorType};
+
+use crate::error::{LowerError, Result};
+use crate::types::{element_type, tensor_type_with_shape};
+
+/// How one operand dim is indexed by a `linalg.generic` loop nest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idx {
+    /// By loop dimension `d_i`.
+    Loop(usize),
+    /// By the constant 0 (a broadcast size-1 dim).
+    Zero,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Iter {
+    Parallel,
+    Reduction,
+}
+
+/// Appends operations to one block.
+pub struct Emitter<'c, 'a> {
+    pub ctx: &'c Context,
+    pub block: &'a Block<'c>,
+    pub loc: Location<'c>,
+}
+
+impl<'c, 'a> Emitter<'c, 'a> {
+    pub fn new(ctx: &'c Context, block: &'a Block<'c>, loc: Location<'c>) -> Self {
+        Emitter { ctx, block, loc }
+    }
+
+    /// Appends an operation and returns it.
+    pub fn op(
+        &self,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        results: &[Type<'c>],
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> Result<OperationRef<'c, 'a>> {
+        let attrs: Vec<_> = attrs.iter().map(|(k, v)| (Identifier::new(self.ctx, k), *v)).collect();
+        let op = OperationBuilder::new(name, self.loc)
+            .add_operands(operands)
+            .add_results(results)
+            .add_attributes(&attrs)
+            .build()?;
+        Ok(self.block.append_operation(op))
+    }
+
+    /// Appends a one-result operation and returns its result.
+    pub fn op1(
+        &self,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        result: Type<'c>,
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> Result<Value<'c, 'a>> {
+        Ok(self.op(name, operands, &[result], attrs)?.result(0)?.into())
+    }
+
+    pub fn append(&self, op: melior::ir::Operation<'c>) -> Result<Value<'c, 'a>> {
+        Ok(self.block.append_operation(op).result(0)?.into())
+    }
+
+    pub fn index_type(&self) -> Type<'c> {
+        Type::index(self.ctx)
+    }
+
+    pub fn const_index(&self, v: i64) -> Result<Value<'c, 'a>> {
+        let ty = self.index_type();
+        self.append(arith::constant(self.ctx, IntegerAttribute::new(ty, v).into(), self.loc))
+    }
+
+    /// A scalar constant of `dtype` (bool: nonzero is true).
+    pub fn const_scalar(&self, dtype: DType, v: f64) -> Result<Value<'c, 'a>> {
+        let ty = element_type(self.ctx, dtype);
+        let attr: Attribute<'c> = match dtype {
+            DType::F32 | DType::F64 => FloatAttribute::new(self.ctx, ty, v).into(),
+            DType::Bool => IntegerAttribute::new(ty, (v != 0.0) as i64).into(),
+            DType::I32 | DType::I64 => IntegerAttribute::new(ty, v as i64).into(),
+        };
+        self.append(arith::constant(self.ctx, attr, self.loc))
+    }
+
+    pub fn const_int(&self, dtype: DType, v: i64) -> Result<Value<'c, 'a>> {
+        let ty = element_type(self.ctx, dtype);
+        self.append(arith::constant(self.ctx, IntegerAttribute::new(ty, v).into(), self.loc))
+    }
+
+    /// `tensor.dim %t, axis`.
+    pub fn dim(&self, tensor: Value<'c, 'a>, axis: usize) -> Result<Value<'c, 'a>> {
+        let c = self.const_index(axis as i64)?;
+        self.op1("tensor.dim", &[tensor, c], self.index_type(), &[])
+    }
+
+    /// `tensor.empty` of the given shape; `dynamic` holds one index per `?` in `shape`.
+    pub fn empty(&self, shape: &[u64], dtype: DType, dynamic: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>> {
+        let ty = tensor_type_with_shape(self.ctx, shape, dtype);
+        self.op1("tensor.empty", dynamic, ty, &[])
+    }
+
+    /// `tensor.cast` when the static information differs; a no-op otherwise.
+    pub fn cast_tensor(&self, value: Value<'c, 'a>, to: Type<'c>) -> Result<Value<'c, 'a>> {
+        if value.r#type() == to {
+            return Ok(value);
+        }
+        self.op1("tensor.cast", &[value], to, &[])
+    }
+
+    pub fn affine_map(&self, n_loops: usize, idx: &[Idx]) -> Attribute<'c> {
+        let exprs: Vec<AffineExpr<'c>> = idx
+            .iter()
+            .map(|i| match i {
+                Idx::Loop(d) => AffineExpr::dim(self.ctx, *d),
+                Idx::Zero => AffineExpr::constant(self.ctx, 0),
+            })
+            .collect();
+        let map = AffineMap::new(self.ctx, n_loops, 0, &exprs);
+        // SAFETY: the map was just created in this context.
+        unsafe { Attribute::from_raw(mlir_sys::mlirAffineMapAttrGet(map.to_raw())) }
+    }
+
+    fn iterator_attr(&self, it: Iter) -> Result<Attribute<'c>> {
+        let text = match it {
+            Iter::Parallel => "#linalg.iterator_type<parallel>",
+            Iter::Reduction => "#linalg.iterator_type<reduction>",
+        };
+        Attribute::parse(self.ctx, text).ok_or_else(|| LowerError::Internal(format!("cannot build {text}")))
+    }
+
+    /// A `linalg.generic` with one output. `inputs` pairs each operand with its indexing and
+    /// dtype; `body` receives the element values (inputs, then the output's current value)
+    /// and returns the element to yield.
+    #[allow(clippy::too_many_arguments)]
+    pub fn generic(
+        &self,
+        inputs: &[(Value<'c, 'a>, Vec<Idx>, Type<'c>)],
+        init: Value<'c, 'a>,
+        out_idx: &[Idx],
+        out_elem: Type<'c>,
+        iterators: &[Iter],
+        body: impl for<'b> FnOnce(&Emitter<'c, 'b>, &[Value<'c, 'b>]) -> Result<Value<'c, 'b>>,
+    ) -> Result<Value<'c, 'a>> {
+        let n_loops = iterators.len();
+        let mut maps: Vec<Attribute<'c>> =
+            inputs.iter().map(|(_, idx, _)| self.affine_map(n_loops, idx)).collect();
+        maps.push(self.affine_map(n_loops, out_idx));
+        let iters = iterators.iter().map(|&it| self.iterator_attr(it)).collect::<Result<Vec<_>>>()?;
+
+        let mut arg_types: Vec<(Type<'c>, Location<'c>)> =
+            inputs.iter().map(|(_, _, t)| (*t, self.loc)).collect();
+        arg_types.push((out_elem, self.loc));
+        let body_block = Block::new(&arg_types);
+        {
+            let inner = Emitter::new(self.ctx, &body_block, self.loc);
+            let args = (0..arg_types.len())
+                .map(|i| body_block.argument(i).map(Into::into))
+                .collect::<std::result::Result<Vec<Value<'c, '_>>, _>>()?;
+            let result = body(&inner, &args)?;
+            inner.op("linalg.yield", &[result], &[], &[])?;
+        }
+        let region = Region::new();
+        region.append_block(body_block);
+
+        let mut operands: Vec<Value<'c, 'a>> = inputs.iter().map(|(v, _, _)| *v).collect();
+        operands.push(init);
+        let op = OperationBuilder::new("linalg.generic", self.loc)
+            .add_operands(&operands)
+            .add_results(&[init.r#type()])
+            .add_attributes(&[
+                (Identifier::new(self.ctx, "indexing_maps"), ArrayAttribute::new(self.ctx, &maps).into()),
+                (Identifier::new(self.ctx, "iterator_types"), ArrayAttribute::new(self.ctx, &iters).into()),
+                (
+                    Identifier::new(self.ctx, "operandSegmentSizes"),
+                    DenseI32ArrayAttribute::new(self.ctx, &[inputs.len() as i32, 1]).into(),
+                ),
+            ])
+            .add_regions([region])
+            .build()?;
+        Ok(self.block.append_operation(op).result(0)?.into())
+    }
+
+    /// A tensor of `shape` filled with `scalar`.
+    pub fn filled(
+        &self,
+        shape: &[u64],
+        dtype: DType,
+        dynamic: &[Value<'c, 'a>],
+        scalar: Value<'c, 'a>,
+    ) -> Result<Value<'c, 'a>> {
+        let empty = self.empty(shape, dtype, dynamic)?;
+        let idx: Vec<Idx> = (0..shape.len()).map(Idx::Loop).collect();
+        let iters = vec![Iter::Parallel; shape.len()];
+        let elem = self.elem(dtype);
+        self.generic(&[(scalar, vec![], elem)], empty, &idx, elem, &iters, |_, args| Ok(args[0]))
+    }
+
+    /// The element type of `dtype` inside function bodies.
+    pub fn elem(&self, dtype: DType) -> Type<'c> {
+        element_type(self.ctx, dtype)
+    }
+
+    pub fn i1(&self) -> Type<'c> {
+        IntegerType::new(self.ctx, 1).into()
+    }
+}
+
+/// Static dims of a type, with `?` for symbolic/unknown ones.
+pub fn static_shape(dims: &[Dim]) -> Vec<u64> {
+    crate::types::shape_of(&TensorType::new(DType::F64, dims.to_vec()))
+}

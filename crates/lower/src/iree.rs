@@ -1,0 +1,107 @@
+//! IREE compilation of a module's text to a vmfb, with the compiler library found once per process.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use eerie::compiler::Compiler;
+
+use crate::error::{LowerError, Result};
+
+/// Options that change the compiled code.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CompileOptions {
+    /// `--iree-llvmcpu-target-cpu`: `host` tunes for this machine.
+    pub target_cpu: String,
+    /// Keep float sums in source order (bitwise reproducible) instead of reassociating.
+    pub exact_reductions: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions { target_cpu: "host".into(), exact_reductions: false }
+    }
+}
+
+impl CompileOptions {
+    /// The compiler flags; part of the compile cache key.
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags = vec![
+            "--iree-hal-target-device=local".to_string(),
+            "--iree-hal-local-target-device-backends=llvm-cpu".to_string(),
+            format!("--iree-llvmcpu-target-cpu={}", self.target_cpu),
+            // Without this IREE silently computes f64 programs in f32.
+            "--iree-input-demote-f64-to-f32=false".to_string(),
+        ];
+        if self.exact_reductions {
+            flags.push("--iree-llvmcpu-reassociate-fp-reductions=false".to_string());
+        }
+        flags
+    }
+}
+
+static COMPILER: OnceLock<std::result::Result<Compiler, String>> = OnceLock::new();
+
+/// Environment variable naming the IREE compiler library (the file or its folder).
+pub const COMPILER_ENV: &str = "PTL_IREE_COMPILER";
+
+/// Candidate locations of `libIREECompiler.so`, best first.
+fn candidates() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(p) = std::env::var_os(COMPILER_ENV) {
+        out.push(PathBuf::from(p));
+    }
+    let mut venvs: Vec<PathBuf> = Vec::new();
+    if let Some(v) = std::env::var_os("VIRTUAL_ENV") {
+        venvs.push(PathBuf::from(v));
+    }
+    // The project's own environment, made by scripts/setup.sh.
+    if let Some(v) = option_env!("PTL_DEFAULT_VENV") {
+        venvs.push(PathBuf::from(v));
+    }
+    for venv in venvs {
+        if let Ok(entries) = std::fs::read_dir(venv.join("lib")) {
+            for entry in entries.flatten() {
+                let dir = entry.path().join("site-packages/iree/compiler/_mlir_libs");
+                if dir.join("libIREECompiler.so").exists() {
+                    out.push(dir);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn load() -> std::result::Result<Compiler, String> {
+    for c in candidates() {
+        if Path::new(&c).exists() {
+            return Compiler::with_library(&c).map_err(|e| format!("cannot load the IREE compiler from {}: {e}", c.display()));
+        }
+    }
+    // Last resort: ask the Python on PATH (or EERIE_PYTHON) where its iree-base-compiler lives.
+    Compiler::new().map_err(|e| {
+        format!(
+            "cannot find the IREE compiler library (libIREECompiler.so).\n\
+             Install it with `scripts/setup.sh` (or `pip install iree-base-compiler==3.13.0`), \
+             or point {COMPILER_ENV} at the library or its folder.\n({e})"
+        )
+    })
+}
+
+/// The process-wide compiler.
+pub fn compiler() -> Result<&'static Compiler> {
+    COMPILER.get_or_init(load).as_ref().map_err(|e| LowerError::Compiler(e.clone()))
+}
+
+/// The compiler's version string, for cache keys.
+pub fn compiler_version() -> Result<String> {
+    let c = compiler()?;
+    let rev = c.get_revision().unwrap_or_default();
+    let (major, minor) = c.api_version();
+    Ok(format!("iree {rev} api {major}.{minor}"))
+}
+
+/// Compiles MLIR text to a vmfb.
+pub fn compile(mlir: &str, options: &CompileOptions) -> Result<Vec<u8>> {
+    let c = compiler()?;
+    c.compile_str(mlir, options.flags()).map_err(|e| LowerError::Compiler(format!("IREE failed to compile the module: {e}")))
+}

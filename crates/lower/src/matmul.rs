@@ -1,0 +1,64 @@
+//! `@` as a contraction `linalg.generic` (IREE recognises it as matmul / matvec / dot /
+//! batch matmul and picks its tiled kernels).
+
+use melior::ir::Value;
+use ptl_lang::TensorType;
+use ptl_lang::typed::BinaryOp;
+
+use crate::elementwise::dynamic_sizes;
+use crate::emitter::{Emitter, Idx, Iter, static_shape};
+use crate::error::{LowerError, Result};
+use crate::scalar;
+use crate::scope::Scope;
+
+pub fn matmul<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    a: Value<'c, 'a>,
+    a_ty: &TensorType,
+    b: Value<'c, 'a>,
+    b_ty: &TensorType,
+    result: &TensorType,
+) -> Result<Value<'c, 'a>> {
+    use Idx::Loop;
+    let (ra, rb) = (a_ty.rank(), b_ty.rank());
+    // Loop order: batch dims, result rows, result cols, then the contracted dim last.
+    let (a_idx, b_idx, out_idx, n_loops): (Vec<Idx>, Vec<Idx>, Vec<Idx>, usize) = match (ra, rb) {
+        (1, 1) => (vec![Loop(0)], vec![Loop(0)], vec![], 1),
+        (2, 1) => (vec![Loop(0), Loop(1)], vec![Loop(1)], vec![Loop(0)], 2),
+        (1, 2) => (vec![Loop(1)], vec![Loop(1), Loop(0)], vec![Loop(0)], 2),
+        (n, m) if n == m && n >= 2 => {
+            let batch: Vec<Idx> = (0..n - 2).map(Loop).collect();
+            let (i, j, k) = (Loop(n - 2), Loop(n - 1), Loop(n));
+            let mut ai = batch.clone();
+            ai.extend([i, k]);
+            let mut bi = batch.clone();
+            bi.extend([k, j]);
+            let mut oi = batch;
+            oi.extend([i, j]);
+            (ai, bi, oi, n + 1)
+        }
+        _ => {
+            return Err(LowerError::Internal(format!("matmul of ranks {ra} and {rb}")));
+        }
+    };
+    let iters: Vec<Iter> = (0..n_loops).map(|l| if l == n_loops - 1 { Iter::Reduction } else { Iter::Parallel }).collect();
+    // Sizes of the result dims, read off the operands at the positions feeding each loop.
+    let to_out = |idx: &[Idx]| -> Vec<Idx> {
+        idx.iter()
+            .map(|x| match x {
+                Loop(l) => out_idx.iter().position(|o| *o == Loop(*l)).map(Loop).unwrap_or(Idx::Zero),
+                Idx::Zero => Idx::Zero,
+            })
+            .collect()
+    };
+    let sizes = dynamic_sizes(e, scope, &result.dims, &[(a, to_out(&a_idx)), (b, to_out(&b_idx))])?;
+    let dt = result.dtype;
+    let zero = e.const_scalar(dt, 0.0)?;
+    let init = e.filled(&static_shape(&result.dims), dt, &sizes, zero)?;
+    let el = e.elem(dt);
+    e.generic(&[(a, a_idx, el), (b, b_idx, el)], init, &out_idx, el, &iters, |inner, args| {
+        let p = scalar::binary(inner, BinaryOp::Mul, dt, args[0], args[1])?;
+        scalar::binary(inner, BinaryOp::Add, dt, args[2], p)
+    })
+}

@@ -1,0 +1,127 @@
+//! Reductions (`linalg.generic` with reduction iterators), mean, softmax and log-softmax.
+
+use melior::ir::Value;
+use ptl_lang::typed::{BinaryOp, ReduceOp, UnaryOp};
+use ptl_lang::{DType, Dim, TensorType};
+
+use crate::elementwise::{dynamic_sizes, remap};
+use crate::emitter::{Emitter, Idx, Iter, static_shape};
+use crate::error::Result;
+use crate::scalar;
+use crate::scope::Scope;
+
+/// The type of `x` with `axes` removed.
+fn reduced_type(x_ty: &TensorType, axes: &[usize]) -> TensorType {
+    let dims = x_ty.dims.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, d)| d.clone()).collect();
+    TensorType::new(x_ty.dtype, dims)
+}
+
+/// Indexing of the reduced result inside the loop nest over all of `x`'s dims.
+fn kept_map(rank: usize, axes: &[usize]) -> Vec<Idx> {
+    (0..rank).filter(|i| !axes.contains(i)).map(Idx::Loop).collect()
+}
+
+/// The value a reduction starts from.
+fn identity<'c, 'a>(e: &Emitter<'c, 'a>, op: ReduceOp, dt: DType) -> Result<Value<'c, 'a>> {
+    match (op, dt) {
+        (ReduceOp::Sum | ReduceOp::Mean, _) => e.const_scalar(dt, 0.0),
+        (ReduceOp::Max, DType::Bool) => e.const_scalar(dt, 0.0),
+        (ReduceOp::Min, DType::Bool) => e.const_scalar(dt, 1.0),
+        (ReduceOp::Max, DType::I32) => e.const_int(dt, i32::MIN as i64),
+        (ReduceOp::Min, DType::I32) => e.const_int(dt, i32::MAX as i64),
+        (ReduceOp::Max, DType::I64) => e.const_int(dt, i64::MIN),
+        (ReduceOp::Min, DType::I64) => e.const_int(dt, i64::MAX),
+        (ReduceOp::Max, _) => e.const_scalar(dt, f64::NEG_INFINITY),
+        (ReduceOp::Min, _) => e.const_scalar(dt, f64::INFINITY),
+    }
+}
+
+/// `op` over `axes` of `x`; the result drops those axes.
+pub fn reduce<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    op: ReduceOp,
+    x: Value<'c, 'a>,
+    x_ty: &TensorType,
+    axes: &[usize],
+) -> Result<Value<'c, 'a>> {
+    let dt = x_ty.dtype;
+    let out_ty = reduced_type(x_ty, axes);
+    let rank = x_ty.rank();
+    let in_idx: Vec<Idx> = (0..rank).map(Idx::Loop).collect();
+    let out_idx = kept_map(rank, axes);
+
+    // Result sizes come from x's kept dims.
+    let kept: Vec<(Value<'c, 'a>, Vec<Idx>)> = vec![(x, (0..rank).map(|i| {
+        match out_idx.iter().position(|o| *o == Idx::Loop(i)) {
+            Some(p) => Idx::Loop(p),
+            None => Idx::Zero,
+        }
+    }).collect())];
+    let sizes = dynamic_sizes(e, scope, &out_ty.dims, &kept)?;
+    let init_scalar = identity(e, op, dt)?;
+    let init = e.filled(&static_shape(&out_ty.dims), dt, &sizes, init_scalar)?;
+    let iters: Vec<Iter> = (0..rank).map(|i| if axes.contains(&i) { Iter::Reduction } else { Iter::Parallel }).collect();
+    let combine = match op {
+        ReduceOp::Sum | ReduceOp::Mean => BinaryOp::Add,
+        ReduceOp::Max => BinaryOp::Maximum,
+        ReduceOp::Min => BinaryOp::Minimum,
+    };
+    let total = e.generic(&[(x, in_idx, e.elem(dt))], init, &out_idx, e.elem(dt), &iters, |inner, args| {
+        scalar::binary(inner, combine, dt, args[1], args[0])
+    })?;
+    if op != ReduceOp::Mean {
+        return Ok(total);
+    }
+    // mean = sum / count, with the count taken from the run-time sizes of the reduced axes.
+    let mut count = e.const_index(1)?;
+    for &a in axes {
+        let d = match &x_ty.dims[a] {
+            Dim::Static(n) => e.const_index(*n as i64)?,
+            _ => e.dim(x, a)?,
+        };
+        count = e.op1("arith.muli", &[count, d], e.index_type(), &[])?;
+    }
+    let i64_ty = crate::types::element_type(e.ctx, DType::I64);
+    let count = e.op1("arith.index_cast", &[count], i64_ty, &[])?;
+    let count = scalar::convert(e, DType::I64, dt, count)?;
+    let n = out_ty.rank();
+    let ident: Vec<Idx> = (0..n).map(Idx::Loop).collect();
+    let count_input: Vec<(Value<'c, 'a>, Vec<Idx>)> = vec![(total, ident), (count, vec![])];
+    remap(e, scope, &out_ty, &count_input, &[dt, dt], |inner, args| {
+        scalar::binary(inner, BinaryOp::Div, dt, args[0], args[1])
+    })
+}
+
+/// `softmax(x, axis)` (or its log when `log`), subtracting the max along `axis` first.
+pub fn softmax<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_ty: &TensorType,
+    axis: usize,
+    log: bool,
+) -> Result<Value<'c, 'a>> {
+    let dt = x_ty.dtype;
+    let rank = x_ty.rank();
+    let full: Vec<Idx> = (0..rank).map(Idx::Loop).collect();
+    let kept = kept_map(rank, &[axis]);
+    let m = reduce(e, scope, ReduceOp::Max, x, x_ty, &[axis])?;
+    let shifted = remap(e, scope, x_ty, &[(x, full.clone()), (m, kept.clone())], &[dt, dt], |inner, a| {
+        scalar::binary(inner, BinaryOp::Sub, dt, a[0], a[1])
+    })?;
+    let exps = remap(e, scope, x_ty, &[(shifted, full.clone())], &[dt], |inner, a| {
+        scalar::unary(inner, UnaryOp::Exp, dt, a[0])
+    })?;
+    let s = reduce(e, scope, ReduceOp::Sum, exps, x_ty, &[axis])?;
+    if log {
+        remap(e, scope, x_ty, &[(shifted, full), (s, kept)], &[dt, dt], |inner, a| {
+            let l = scalar::unary(inner, UnaryOp::Log, dt, a[1])?;
+            scalar::binary(inner, BinaryOp::Sub, dt, a[0], l)
+        })
+    } else {
+        remap(e, scope, x_ty, &[(exps, full), (s, kept)], &[dt, dt], |inner, a| {
+            scalar::binary(inner, BinaryOp::Div, dt, a[0], a[1])
+        })
+    }
+}
