@@ -349,3 +349,65 @@ fn float<'src>(text: &str, span: Span) -> (Token<'src>, Option<Diagnostic>) {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<Token<'_>> {
+        let lexed = lex(src);
+        assert!(lexed.diagnostics.is_empty(), "{src:?}: {:?}", lexed.diagnostics);
+        lexed.tokens.into_iter().map(|(t, _)| t).collect()
+    }
+
+    #[test]
+    fn operators_take_the_longest_match() {
+        use Token::*;
+        assert_eq!(kinds("** * -> - <= < >= > == = != ; // gone"), [
+            StarStar, Star, Arrow, Minus, Le, Lt, Ge, Gt, EqEq, Assign, Ne, Semi
+        ]);
+    }
+
+    #[test]
+    fn keywords_dtypes_and_names() {
+        use Token::*;
+        assert_eq!(kinds("fn let print true false f32 f64 i32 i64 bool fnx _a T"), [
+            Fn,
+            Let,
+            Print,
+            True,
+            False,
+            DType(crate::types::DType::F32),
+            DType(crate::types::DType::F64),
+            DType(crate::types::DType::I32),
+            DType(crate::types::DType::I64),
+            DType(crate::types::DType::Bool),
+            Ident("fnx"),
+            Ident("_a"),
+            Ident("T"),
+        ]);
+    }
+
+    #[test]
+    fn numbers() {
+        use Token::*;
+        assert_eq!(kinds("0 42 1.5 1e3 2.5E-2 1.T"), [Int(0), Int(42), Float(1.5), Float(1e3), Float(2.5e-2), Int(1), Dot, Ident("T")]);
+    }
+
+    #[test]
+    fn spans_are_byte_offsets() {
+        let lexed = lex("é x");
+        assert_eq!(lexed.skipped, [0..2]);
+        assert_eq!(lexed.tokens, [(Token::Ident("x"), 3..4)]);
+    }
+
+    #[test]
+    fn malformed_numbers_still_yield_a_token() {
+        for (src, tok) in [(".5", Token::Float(0.5)), ("1.", Token::Float(1.0)), ("3abc", Token::Int(3)), ("1e400", Token::Float(0.0))] {
+            let lexed = lex(src);
+            assert_eq!(lexed.diagnostics.len(), 1, "{src}");
+            assert_eq!(lexed.diagnostics[0].kind, ErrorKind::Lex);
+            assert_eq!(lexed.tokens, [(tok, 0..src.len())], "{src}");
+        }
+    }
+}

@@ -196,3 +196,25 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_literals() {
+        assert_eq!(float_literal(1.0), "1.0");
+        assert_eq!(float_literal(0.1), "0.1");
+        assert_eq!(float_literal(1e-300), "1e-300");
+        assert_eq!(float_literal(1e16), "1e16");
+        assert_eq!(float_literal(2.5e10), "25000000000.0");
+        assert_eq!(float_literal(-2.0), "-2.0");
+    }
+
+    #[test]
+    fn negative_literals_are_parenthesised_like_negation() {
+        let lit = |kind| Box::new(Expr { kind, span: 0..0 });
+        let pow = Expr { kind: ExprKind::Binary(BinOp::Pow, lit(ExprKind::Int(-2)), lit(ExprKind::Float(-0.5))), span: 0..0 };
+        assert_eq!(print_expr(&pow), "(-2) ** -0.5");
+    }
+}
