@@ -118,7 +118,7 @@ impl Checker {
                 let declared = self.resolve_type(sc, texpr);
                 let t = self.expr(sc, x)?;
                 let declared = declared?;
-                let e = self.coerce(t, &declared, "the ascribed expression", texpr.span.clone())?;
+                let e = self.coerce(t, &declared, "this expression", texpr.span.clone())?;
                 // The ascription covers the whole expression.
                 Some(Typed::strong(TExpr { span, ..e }))
             }
