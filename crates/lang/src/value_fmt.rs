@@ -213,7 +213,7 @@ fn shortest<T: PrintFloat>(x: T) -> Digits {
     if exact.exp == d.exp && exact_digits.len() == k + 1 && exact_digits.ends_with('5') {
         let trunc = &exact_digits[..k];
         let last = trunc.as_bytes()[k - 1] - b'0';
-        if last % 2 == 0 {
+        if last.is_multiple_of(2) {
             d.digits = trunc.to_string();
         } else if d.digits == trunc && last < 9 {
             d.digits = format!("{}{}", &trunc[..k - 1], last + 1);

@@ -15,6 +15,10 @@
 //!   order; NumPy sums non-trailing axes of C-ordered arrays sequentially, so such sums can
 //!   differ from NumPy's in the last bits.
 
+// Errors carry the names and types they report; they are off the hot path, so their size
+// does not matter.
+#![allow(clippy::result_large_err)]
+
 mod elementwise;
 mod error;
 mod linalg;
@@ -41,6 +45,30 @@ pub const MAX_CALL_DEPTH: usize = 256;
 /// Runs the program's top-level statements and returns the printed values in order (a
 /// `print` of a call returning several results contributes all of them).
 pub fn run_program(p: &TProgram) -> Result<Vec<Value>, InterpError> {
+    with_stack(|| run_top(p))
+}
+
+/// Calls function `name` with `args`, checking them against its signature first.
+pub fn call_function(p: &TProgram, name: &str, args: &[Value]) -> Result<Vec<Value>, InterpError> {
+    with_stack(|| Interp { prog: p, depth: 0 }.call(name, args.to_vec(), None))
+}
+
+/// Stack for the evaluating thread: evaluation recurses over the tree and through calls.
+const STACK_BYTES: usize = 64 << 20;
+
+/// Runs `f` on a thread with a large stack, so deep expression trees and call chains up to
+/// [`MAX_CALL_DEPTH`] do not overflow the caller's stack.
+fn with_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new().stack_size(STACK_BYTES).spawn_scoped(scope, f);
+        match handle {
+            Ok(h) => h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(e) => Err(InterpError::Internal { message: format!("cannot start the evaluation thread: {e}"), span: None }),
+        }
+    })
+}
+
+fn run_top(p: &TProgram) -> Result<Vec<Value>> {
     let mut interp = Interp { prog: p, depth: 0 };
     let mut frame = Frame::default();
     let mut printed = Vec::new();
@@ -55,11 +83,6 @@ pub fn run_program(p: &TProgram) -> Result<Vec<Value>, InterpError> {
         }
     }
     Ok(printed)
-}
-
-/// Calls function `name` with `args`, checking them against its signature first.
-pub fn call_function(p: &TProgram, name: &str, args: &[Value]) -> Result<Vec<Value>, InterpError> {
-    Interp { prog: p, depth: 0 }.call(name, args.to_vec(), None)
 }
 
 #[derive(Default)]

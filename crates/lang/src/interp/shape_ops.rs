@@ -80,7 +80,7 @@ pub(crate) fn reshape(v: Value, target: &[Option<usize>], span: &Span) -> Result
     let mut dims: Vec<usize> = target.iter().map(|d| d.unwrap_or(0)).collect();
     match unknown.as_slice() {
         [] if known == size => {}
-        [i] if known != 0 && size % known == 0 => dims[*i] = size / known,
+        [i] if known != 0 && size.is_multiple_of(known) => dims[*i] = size / known,
         _ => return Err(err()),
     }
     fn go<T: Clone>(a: ArrayD<T>, dims: &[usize]) -> Option<ArrayD<T>> {
