@@ -2,6 +2,7 @@
 
 use ptl_lang::ast::*;
 use ptl_lang::diag::render_all;
+use ptl_lang::syntax::parse_expr;
 use ptl_lang::syntax::pretty::print_expr;
 use ptl_lang::types::{DType, Dim};
 use ptl_lang::{Diagnostic, ErrorKind, parse, print_program};
@@ -183,6 +184,21 @@ fn comments_and_whitespace_are_ignored() {
 fn empty_source_is_an_empty_program() {
     assert!(parse_ok("").items.is_empty());
     assert!(parse_ok("  // nothing\n").items.is_empty());
+}
+
+#[test]
+fn single_expressions() {
+    let (e, diags) = parse_expr("  x @ w.T + 1.0 : f64[n] // trailing comment");
+    assert!(diags.is_empty());
+    let e = e.expect("expression");
+    assert_eq!(print_expr(&e), "x @ w.T + 1.0: f64[n]");
+    assert_eq!(e.span, 2..24);
+    let (_, diags) = parse_expr("x + ");
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].message, "expected expression, found end of input");
+    let (_, diags) = parse_expr("x y");
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].span, 2..3);
 }
 
 // ---------------------------------------------------------------- pretty-printer
@@ -472,6 +488,14 @@ mod props {
             let (parsed, diags) = parse(&text);
             prop_assert!(diags.is_empty(), "{}\n{}", text, render_all(&diags, "t.ptl", &text, false));
             prop_assert_eq!(parsed.map(|q| q.without_spans()), Some(p), "{}", text);
+        }
+
+        #[test]
+        fn expression_round_trips(x in expr()) {
+            let text = print_expr(&x);
+            let (parsed, diags) = parse_expr(&text);
+            prop_assert!(diags.is_empty(), "{}", text);
+            prop_assert_eq!(parsed.map(|y| y.without_spans()), Some(x), "{}", text);
         }
 
         #[test]

@@ -397,7 +397,7 @@ mod tests {
     #[test]
     fn spans_are_byte_offsets() {
         let lexed = lex("é x");
-        assert_eq!(lexed.skipped, [0..2]);
+        assert_eq!(lexed.skipped, vec![0..2]);
         assert_eq!(lexed.tokens, [(Token::Ident("x"), 3..4)]);
     }
 

@@ -5,14 +5,14 @@
 //! canonical source.
 
 pub mod lexer;
-pub mod parser;
+mod parser;
 pub mod pretty;
 mod report;
 mod strip;
 
 use chumsky::prelude::*;
 
-use crate::ast::Program;
+use crate::ast::{Expr, Program};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
 use lexer::Token;
@@ -35,7 +35,28 @@ pub fn parse(src: &str) -> (Option<Program>, Vec<Diagnostic>) {
     let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens.iter().map(|(t, s)| (*t, SimpleSpan::from(s.clone()))).collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
     let (program, errors) = parser::program(&layout).parse(spanned.as_slice().split_token_span(eoi)).into_output_errors();
-    let cascades = cascade_zones(&tokens, &skipped);
+    finish(&tokens, &skipped, &errors, &mut diags);
+    (program, diags)
+}
+
+/// Parses a single expression, as typed at a REPL prompt.
+pub fn parse_expr(src: &str) -> (Option<Expr>, Vec<Diagnostic>) {
+    let lexer::Lexed { tokens, diagnostics: mut diags, skipped } = lexer::lex(src);
+    if let Some(d) = nesting_error(&tokens) {
+        diags.push(d);
+        return (None, diags);
+    }
+    let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens.iter().map(|(t, s)| (*t, SimpleSpan::from(s.clone()))).collect();
+    let eoi = SimpleSpan::from(src.len()..src.len());
+    let (expr, errors) =
+        parser::expr().then_ignore(end()).parse(spanned.as_slice().split_token_span(eoi)).into_output_errors();
+    finish(&tokens, &skipped, &errors, &mut diags);
+    (expr, diags)
+}
+
+/// Adds the parser's errors to the lexer's, minus cascades, in source order.
+fn finish(tokens: &[(Token<'_>, Span)], skipped: &[Span], errors: &[parser::ParseError<'_, '_>], diags: &mut Vec<Diagnostic>) {
+    let cascades = cascade_zones(tokens, skipped);
     diags.extend(
         errors
             .iter()
@@ -44,7 +65,6 @@ pub fn parse(src: &str) -> (Option<Program>, Vec<Diagnostic>) {
     );
     diags.sort_by_key(|d| (d.span.start, d.span.end));
     diags.dedup();
-    (program, diags)
 }
 
 /// Where a syntax error is only a consequence of dropped characters: from a dropped run
@@ -53,7 +73,8 @@ fn cascade_zones(tokens: &[(Token<'_>, Span)], skipped: &[Span]) -> Vec<Span> {
     skipped
         .iter()
         .map(|s| {
-            let next_end = tokens.iter().find(|(_, t)| t.start >= s.end).map_or(usize::MAX, |(_, t)| t.end);
+            let next = tokens.partition_point(|(_, t)| t.start < s.end);
+            let next_end = tokens.get(next).map_or(usize::MAX, |(_, t)| t.end);
             s.start..next_end
         })
         .collect()
@@ -71,10 +92,8 @@ fn nesting_error(tokens: &[(Token<'_>, Span)]) -> Option<Diagnostic> {
                 frames.push(0);
                 depth += 1;
             }
-            Token::RParen | Token::RBracket | Token::RBrace => {
-                if frames.len() > 1 {
-                    depth -= 1 + frames.pop().unwrap_or(0);
-                }
+            Token::RParen | Token::RBracket | Token::RBrace if frames.len() > 1 => {
+                depth -= 1 + frames.pop().unwrap_or(0);
             }
             Token::Comma | Token::Semi => {
                 if let Some(top) = frames.last_mut() {

@@ -141,7 +141,7 @@ fn skip_until<'t, 's: 't>(
                 }
                 closers.pop();
             }
-            if !first && closers.is_empty() && stop.iter().any(|s| *s == tok) {
+            if !first && closers.is_empty() && stop.contains(&tok) {
                 break;
             }
             first = false;
@@ -166,7 +166,7 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
         let list = expr.clone().separated_by(just(Token::Comma)).allow_trailing().collect::<Vec<_>>();
 
         let call_args = list.clone().delimited_by(just(Token::LParen), just(Token::RParen)).recover_with(
-            via_parser(nested_delimiters(Token::LParen, Token::RParen, others.clone(), |span| vec![error_expr(span)])),
+            via_parser(nested_delimiters(Token::LParen, Token::RParen, others, |span| vec![error_expr(span)])),
         );
         let name_or_call = ident().then(call_args.or_not()).map(|(name, args)| match args {
             Some(args) => ExprKind::Call(name, args),
