@@ -353,6 +353,8 @@ fn float_formatter<T: PrintFloat>(shown: &[T]) -> ElemFmt<'static, T> {
 }
 
 #[cfg(test)]
+// Literals are NumPy's digits verbatim, even where they equal a named constant.
+#[allow(clippy::approx_constant, clippy::excessive_precision)]
 mod tests {
     use super::*;
     use ndarray::IxDyn;
