@@ -44,7 +44,10 @@ pub struct Fixture {
 impl Fixture {
     /// The file name diagnostics are rendered with.
     pub fn file_name(&self) -> String {
-        self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 }
 
@@ -82,7 +85,11 @@ pub fn parse(text: &str) -> (String, Expected) {
 pub fn load(path: &Path) -> io::Result<Fixture> {
     let text = fs::read_to_string(path)?;
     let (source, expected) = parse(&text);
-    Ok(Fixture { path: path.to_path_buf(), source, expected })
+    Ok(Fixture {
+        path: path.to_path_buf(),
+        source,
+        expected,
+    })
 }
 
 /// Every `*.ptl` fixture under `dir`, recursively, sorted by path.
@@ -92,9 +99,13 @@ pub fn load(path: &Path) -> io::Result<Fixture> {
 /// silently goes missing would be worse.
 pub fn load_all(dir: &Path) -> Vec<Fixture> {
     let mut paths = Vec::new();
-    collect(dir, &mut paths).unwrap_or_else(|e| panic!("cannot read fixtures under {}: {e}", dir.display()));
+    collect(dir, &mut paths)
+        .unwrap_or_else(|e| panic!("cannot read fixtures under {}: {e}", dir.display()));
     paths.sort();
-    paths.iter().map(|p| load(p).unwrap_or_else(|e| panic!("cannot read fixture {}: {e}", p.display()))).collect()
+    paths
+        .iter()
+        .map(|p| load(p).unwrap_or_else(|e| panic!("cannot read fixture {}: {e}", p.display())))
+        .collect()
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
@@ -122,9 +133,21 @@ pub fn normalize_error(text: &str) -> String {
 /// lines, or the rendered diagnostics (a run-time failure as `runtime error: ...`).
 pub fn evaluate(source: &str, file_name: &str) -> Expected {
     match crate::frontend(source) {
-        Err(diags) => Expected::Error(normalize_error(&render_all(&diags, file_name, source, false))),
+        Err(diags) => Expected::Error(normalize_error(&render_all(
+            &diags, file_name, source, false,
+        ))),
         Ok(program) => match run_program(&program) {
-            Ok(values) => Expected::Output(values.iter().flat_map(|v| v.to_string().lines().map(str::to_string).collect::<Vec<_>>()).collect()),
+            Ok(values) => Expected::Output(
+                values
+                    .iter()
+                    .flat_map(|v| {
+                        v.to_string()
+                            .lines()
+                            .map(str::to_string)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect(),
+            ),
             Err(e) => Expected::Error(format!("runtime error: {e}")),
         },
     }
@@ -170,7 +193,10 @@ mod tests {
         let text = with_expected("print 1;\n", &e);
         assert_eq!(parse(&text), ("print 1;\n".to_string(), e));
         let o = Expected::Output(vec!["[1 2]".to_string(), "3".to_string()]);
-        assert_eq!(parse(&with_expected("print 1;", &o)), ("print 1;\n".to_string(), o));
+        assert_eq!(
+            parse(&with_expected("print 1;", &o)),
+            ("print 1;\n".to_string(), o)
+        );
         assert_eq!(parse("print 1;\n").1, Expected::Missing);
     }
 }

@@ -17,7 +17,11 @@ fn diff(expected: &str, actual: &str) -> String {
     let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
     for i in (0..a.len()).rev() {
         for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
         }
     }
     let (mut i, mut j, mut out) = (0, 0, String::new());
@@ -56,15 +60,156 @@ fn fixtures() {
             updated += 1;
             continue;
         }
-        let shown = f.path.strip_prefix(&dir).unwrap_or(&f.path).display().to_string();
+        let shown = f
+            .path
+            .strip_prefix(&dir)
+            .unwrap_or(&f.path)
+            .display()
+            .to_string();
         let message = match &f.expected {
-            Expected::Missing => format!("{shown}: no expectation (run with UPDATE_EXPECT=1)\n{}", render_expected(&actual)),
-            exp => format!("{shown}:\n{}", diff(&render_expected(exp), &render_expected(&actual))),
+            Expected::Missing => format!(
+                "{shown}: no expectation (run with UPDATE_EXPECT=1)\n{}",
+                render_expected(&actual)
+            ),
+            exp => format!(
+                "{shown}:\n{}",
+                diff(&render_expected(exp), &render_expected(&actual))
+            ),
         };
         failures.push(message);
     }
     if update {
         eprintln!("updated {updated} of {} fixtures", fixtures.len());
     }
-    assert!(failures.is_empty(), "{} of {} fixtures failed:\n\n{}", failures.len(), fixtures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures failed:\n\n{}",
+        failures.len(),
+        fixtures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Walks a typed expression and checks the invariants `typed.rs` promises.
+fn check_invariants(e: &ptl_lang::typed::TExpr, errors: &mut Vec<String>) {
+    use ptl_lang::DType;
+    use ptl_lang::typed::{BinaryOp, TExprKind};
+    let mut fail = |m: String| errors.push(format!("{m} at {:?}", e.span));
+    match &e.kind {
+        TExprKind::Literal(v) if v.tensor_type() != e.ty => {
+            fail(format!(
+                "literal of type {} typed {}",
+                v.tensor_type(),
+                e.ty
+            ));
+        }
+        TExprKind::Binary(op, a, b) => {
+            if a.ty.dtype != b.ty.dtype {
+                fail(format!("binary operands {} and {}", a.ty, b.ty));
+            }
+            if *op == BinaryOp::Div && !a.ty.dtype.is_float() {
+                fail(format!("integer division on {}", a.ty));
+            }
+            let want = if op.is_comparison() {
+                DType::Bool
+            } else {
+                a.ty.dtype
+            };
+            if e.ty.dtype != want {
+                fail(format!("binary result {} for operands {}", e.ty, a.ty));
+            }
+        }
+        TExprKind::MatMul(a, b) if a.ty.dtype != b.ty.dtype || e.ty.dtype != a.ty.dtype => {
+            fail(format!("matmul {} @ {} typed {}", a.ty, b.ty, e.ty));
+        }
+        TExprKind::Where(c, a, b)
+            if c.ty.dtype != DType::Bool
+                || a.ty.dtype != e.ty.dtype
+                || b.ty.dtype != e.ty.dtype =>
+        {
+            fail(format!(
+                "where({}, {}, {}) typed {}",
+                c.ty, a.ty, b.ty, e.ty
+            ));
+        }
+        TExprKind::Reduce(_, x, axes) => {
+            let sorted = axes.windows(2).all(|w| w[0] < w[1]);
+            if !sorted
+                || axes.iter().any(|&a| a >= x.ty.rank())
+                || e.ty.rank() + axes.len() != x.ty.rank()
+            {
+                fail(format!("reduce of {} over {axes:?} typed {}", x.ty, e.ty));
+            }
+        }
+        TExprKind::Transpose(x, perm) => {
+            let mut p = perm.clone();
+            p.sort_unstable();
+            if p != (0..x.ty.rank()).collect::<Vec<_>>() {
+                fail(format!("transpose of {} by {perm:?}", x.ty));
+            }
+        }
+        _ => {}
+    }
+    let children: Vec<&ptl_lang::typed::TExpr> = match &e.kind {
+        TExprKind::Literal(_) | TExprKind::Var(_) => vec![],
+        TExprKind::Unary(_, x)
+        | TExprKind::Cast(x)
+        | TExprKind::Transpose(x, _)
+        | TExprKind::Broadcast(x)
+        | TExprKind::Expand(x, _)
+        | TExprKind::Squeeze(x, _)
+        | TExprKind::Reshape(x)
+        | TExprKind::Reduce(_, x, _)
+        | TExprKind::Softmax(x, _)
+        | TExprKind::LogSoftmax(x, _) => vec![x],
+        TExprKind::Binary(_, a, b) | TExprKind::MatMul(a, b) => vec![a, b],
+        TExprKind::Where(c, a, b) => vec![c, a, b],
+        TExprKind::Call(_, args) | TExprKind::CallMulti(_, args) => args.iter().collect(),
+    };
+    for c in children {
+        check_invariants(c, errors);
+    }
+}
+
+/// Every program of an `output` fixture type-checks into a tree that keeps the typed
+/// program's invariants.
+#[test]
+fn typed_trees_keep_invariants() {
+    use ptl_lang::typed::TStmt;
+    let mut errors = Vec::new();
+    for f in load_all(&fixtures_dir()) {
+        if !matches!(f.expected, Expected::Output(_)) {
+            continue;
+        }
+        let Ok(p) = ptl_lang::frontend(&f.source) else {
+            errors.push(format!("{}: does not check", f.path.display()));
+            continue;
+        };
+        let mut errs = Vec::new();
+        for tf in &p.fns {
+            for l in &tf.body.lets {
+                check_invariants(&l.value, &mut errs);
+            }
+            for (r, ty) in tf.body.results.iter().zip(&tf.results) {
+                check_invariants(r, &mut errs);
+                if r.ty != *ty {
+                    errs.push(format!(
+                        "result of `{}` typed {} but declared {}",
+                        tf.name, r.ty, ty
+                    ));
+                }
+            }
+        }
+        for s in &p.top {
+            match s {
+                TStmt::Let(l) => check_invariants(&l.value, &mut errs),
+                TStmt::Print(es, _) => es.iter().for_each(|e| check_invariants(e, &mut errs)),
+            }
+        }
+        errors.extend(
+            errs.into_iter()
+                .map(|e| format!("{}: {e}", f.path.display())),
+        );
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
 }

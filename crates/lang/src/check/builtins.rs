@@ -29,8 +29,28 @@ pub(crate) enum Builtin {
 
 /// Every builtin name; user functions may not reuse them.
 pub const BUILTIN_NAMES: &[&str] = &[
-    "exp", "log", "log1p", "sqrt", "tanh", "abs", "sigmoid", "maximum", "minimum", "sum", "max", "min", "mean",
-    "softmax", "log_softmax", "transpose", "broadcast", "expand", "squeeze", "reshape", "where", "cast",
+    "exp",
+    "log",
+    "log1p",
+    "sqrt",
+    "tanh",
+    "abs",
+    "sigmoid",
+    "maximum",
+    "minimum",
+    "sum",
+    "max",
+    "min",
+    "mean",
+    "softmax",
+    "log_softmax",
+    "transpose",
+    "broadcast",
+    "expand",
+    "squeeze",
+    "reshape",
+    "where",
+    "cast",
 ];
 
 pub(crate) fn lookup(name: &str) -> Option<Builtin> {
@@ -78,17 +98,39 @@ fn plural(n: usize) -> &'static str {
 
 /// "valid axes are -2..=1" for rank 2.
 fn axis_range(rank: usize) -> String {
-    if rank == 0 { "a scalar has no axes".to_string() } else { format!("valid axes are -{rank}..={}", rank - 1) }
+    if rank == 0 {
+        "a scalar has no axes".to_string()
+    } else {
+        format!("valid axes are -{rank}..={}", rank - 1)
+    }
 }
 
 impl Checker {
-    pub(crate) fn builtin(&mut self, sc: &Scope, b: Builtin, name: &Ident, args: &[Expr], span: Span) -> Option<Typed> {
+    pub(crate) fn builtin(
+        &mut self,
+        sc: &Scope,
+        b: Builtin,
+        name: &Ident,
+        args: &[Expr],
+        span: Span,
+    ) -> Option<Typed> {
         let fname = name.name.as_str();
         let (lo, hi) = arity(b);
         if args.len() < lo || args.len() > hi {
-            let takes = if lo == hi { format!("{lo} argument{}", plural(lo)) } else { format!("{lo} or {hi} arguments") };
-            let d = Diagnostic::new(ErrorKind::Arity, span.clone(), format!("`{fname}` takes {takes}, got {}", args.len()))
-                .with_label(span, format!("{} argument{} given", args.len(), plural(args.len())));
+            let takes = if lo == hi {
+                format!("{lo} argument{}", plural(lo))
+            } else {
+                format!("{lo} or {hi} arguments")
+            };
+            let d = Diagnostic::new(
+                ErrorKind::Arity,
+                span.clone(),
+                format!("`{fname}` takes {takes}, got {}", args.len()),
+            )
+            .with_label(
+                span,
+                format!("{} argument{} given", args.len(), plural(args.len())),
+            );
             self.report(d);
             return None;
         }
@@ -119,23 +161,41 @@ impl Checker {
                 if axes.is_empty() {
                     return Some(Typed::strong(operand));
                 }
-                let dims =
-                    operand.ty.dims.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, d)| d.clone()).collect();
+                let dims = operand
+                    .ty
+                    .dims
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !axes.contains(i))
+                    .map(|(_, d)| d.clone())
+                    .collect();
                 let ty = TensorType::new(target, dims);
-                Some(Typed::strong(TExpr::new(TExprKind::Reduce(op, Box::new(operand), axes), ty, span)))
+                Some(Typed::strong(TExpr::new(
+                    TExprKind::Reduce(op, Box::new(operand), axes),
+                    ty,
+                    span,
+                )))
             }
             Builtin::Softmax | Builtin::LogSoftmax => {
                 let x = self.expr(sc, &args[0])?;
                 if !x.dtype().is_float() {
-                    let d = Diagnostic::new(ErrorKind::DType, span, format!("`{fname}` needs a float operand"))
-                        .with_label(x.e.span.clone(), has_type(x.ty()))
-                        .with_note(format!("cast it first: `{fname}(cast(x, f64), axis)`"));
+                    let d = Diagnostic::new(
+                        ErrorKind::DType,
+                        span,
+                        format!("`{fname}` needs a float operand"),
+                    )
+                    .with_label(x.e.span.clone(), has_type(x.ty()))
+                    .with_note(format!("cast it first: `{fname}(cast(x, f64), axis)`"));
                     self.report(d);
                     return None;
                 }
                 if x.ty().rank() == 0 {
-                    let d = Diagnostic::new(ErrorKind::Rank, span, format!("`{fname}` needs an operand of rank 1 or more"))
-                        .with_label(x.e.span.clone(), has_type(x.ty()));
+                    let d = Diagnostic::new(
+                        ErrorKind::Rank,
+                        span,
+                        format!("`{fname}` needs an operand of rank 1 or more"),
+                    )
+                    .with_label(x.e.span.clone(), has_type(x.ty()));
                     self.report(d);
                     return None;
                 }
@@ -154,7 +214,11 @@ impl Checker {
                 let perm = self.permutation(&args[1], x.ty())?;
                 let dims = perm.iter().map(|&i| x.ty().dims[i].clone()).collect();
                 let ty = TensorType::new(x.dtype(), dims);
-                Some(Typed::strong(TExpr::new(TExprKind::Transpose(Box::new(x.e), perm), ty, span)))
+                Some(Typed::strong(TExpr::new(
+                    TExprKind::Transpose(Box::new(x.e), perm),
+                    ty,
+                    span,
+                )))
             }
             Builtin::Expand => {
                 let x = self.expr(sc, &args[0])?;
@@ -163,7 +227,11 @@ impl Checker {
                 let mut dims = x.ty().dims.clone();
                 dims.insert(axis, Dim::Static(1));
                 let ty = TensorType::new(x.dtype(), dims);
-                Some(Typed::strong(TExpr::new(TExprKind::Expand(Box::new(x.e), axis), ty, span)))
+                Some(Typed::strong(TExpr::new(
+                    TExprKind::Expand(Box::new(x.e), axis),
+                    ty,
+                    span,
+                )))
             }
             Builtin::Squeeze => {
                 let x = self.expr(sc, &args[0])?;
@@ -173,7 +241,10 @@ impl Checker {
                     let d = Diagnostic::new(
                         ErrorKind::Shape,
                         span,
-                        format!("`squeeze` needs a dim of size 1, but axis {axis} of `{}` is `{dim}`", x.ty()),
+                        format!(
+                            "`squeeze` needs a dim of size 1, but axis {axis} of `{}` is `{dim}`",
+                            x.ty()
+                        ),
                     )
                     .with_label(x.e.span.clone(), has_type(x.ty()))
                     .with_label(args[1].span.clone(), format!("axis {axis}"));
@@ -183,7 +254,11 @@ impl Checker {
                 let mut dims = x.ty().dims.clone();
                 dims.remove(axis);
                 let ty = TensorType::new(x.dtype(), dims);
-                Some(Typed::strong(TExpr::new(TExprKind::Squeeze(Box::new(x.e), axis), ty, span)))
+                Some(Typed::strong(TExpr::new(
+                    TExprKind::Squeeze(Box::new(x.e), axis),
+                    ty,
+                    span,
+                )))
             }
             Builtin::Broadcast => {
                 let x = self.expr(sc, &args[0]);
@@ -230,16 +305,28 @@ impl Checker {
 
     fn math(&mut self, op: UnaryOp, fname: &str, x: Typed, span: Span) -> Option<Typed> {
         if x.dtype() == DType::Bool {
-            let d = Diagnostic::new(ErrorKind::DType, span, format!("`{fname}` is not defined on bool"))
-                .with_label(x.e.span.clone(), has_type(x.ty()))
-                .with_note("cast to a number first, e.g. `cast(b, f64)`");
+            let d = Diagnostic::new(
+                ErrorKind::DType,
+                span,
+                format!("`{fname}` is not defined on bool"),
+            )
+            .with_label(x.e.span.clone(), has_type(x.ty()))
+            .with_note("cast to a number first, e.g. `cast(b, f64)`");
             self.report(d);
             return None;
         }
-        let target = if op == UnaryOp::Abs || x.dtype().is_float() { x.dtype() } else { DType::F64 };
+        let target = if op == UnaryOp::Abs || x.dtype().is_float() {
+            x.dtype()
+        } else {
+            DType::F64
+        };
         let operand = self.convert(x, target)?;
         let ty = operand.ty.clone();
-        Some(Typed::strong(TExpr::new(TExprKind::Unary(op, Box::new(operand)), ty, span)))
+        Some(Typed::strong(TExpr::new(
+            TExprKind::Unary(op, Box::new(operand)),
+            ty,
+            span,
+        )))
     }
 
     /// One axis argument (an integer literal, possibly negative) for an operand of `ty`, valid
@@ -318,7 +405,10 @@ impl Checker {
             return self.error(
                 ErrorKind::BadArgument,
                 arg.span.clone(),
-                format!("`transpose` of `{ty}` needs a permutation of its {rank} axes, got {} axes", items.len()),
+                format!(
+                    "`transpose` of `{ty}` needs a permutation of its {rank} axes, got {} axes",
+                    items.len()
+                ),
                 format!("{} axes", items.len()),
             );
         }
@@ -389,9 +479,22 @@ impl Checker {
         ok.then_some(dims)
     }
 
-    fn broadcast_to(&mut self, x: Typed, target: Vec<Dim>, arg: &Expr, span: Span) -> Option<Typed> {
+    fn broadcast_to(
+        &mut self,
+        x: Typed,
+        target: Vec<Dim>,
+        arg: &Expr,
+        span: Span,
+    ) -> Option<Typed> {
         let src = x.ty().clone();
-        let shape_text = format!("[{}]", target.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "));
+        let shape_text = format!(
+            "[{}]",
+            target
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         if src.rank() > target.len() {
             let d = Diagnostic::new(
                 ErrorKind::Rank,
@@ -418,16 +521,24 @@ impl Checker {
                 _ => false,
             };
             if !ok {
-                let d = Diagnostic::new(ErrorKind::Shape, span, format!("cannot broadcast `{src}` to the shape {shape_text}"))
-                    .with_label(x.e.span.clone(), has_type(&src))
-                    .with_label(arg.span.clone(), "target shape")
-                    .with_note(super::expr::clash_note(d, t));
+                let d = Diagnostic::new(
+                    ErrorKind::Shape,
+                    span,
+                    format!("cannot broadcast `{src}` to the shape {shape_text}"),
+                )
+                .with_label(x.e.span.clone(), has_type(&src))
+                .with_label(arg.span.clone(), "target shape")
+                .with_note(super::expr::clash_note(d, t));
                 self.report(d);
                 return None;
             }
         }
         let ty = TensorType::new(src.dtype, dims);
-        Some(Typed::strong(TExpr::new(TExprKind::Broadcast(Box::new(x.e)), ty, span)))
+        Some(Typed::strong(TExpr::new(
+            TExprKind::Broadcast(Box::new(x.e)),
+            ty,
+            span,
+        )))
     }
 
     fn reshape(&mut self, x: Typed, mut target: Vec<Dim>, arg: &Expr, span: Span) -> Option<Typed> {
@@ -443,12 +554,26 @@ impl Checker {
         }
         let have = Count::of(&src.dims);
         let want = Count::of(&target);
-        let shape_text = format!("[{}]", target.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "));
+        let shape_text = format!(
+            "[{}]",
+            target
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         let mismatch = |this: &mut Checker, note: String| {
-            let d = Diagnostic::new(ErrorKind::Shape, span.clone(), format!("cannot reshape `{src}` to {shape_text}"))
-                .with_label(x.e.span.clone(), format!("{} ({} elements)", has_type(&src), have.describe()))
-                .with_label(arg.span.clone(), "target shape")
-                .with_note(note);
+            let d = Diagnostic::new(
+                ErrorKind::Shape,
+                span.clone(),
+                format!("cannot reshape `{src}` to {shape_text}"),
+            )
+            .with_label(
+                x.e.span.clone(),
+                format!("{} ({} elements)", has_type(&src), have.describe()),
+            )
+            .with_label(arg.span.clone(), "target shape")
+            .with_note(note);
             this.report(d);
         };
         let exact = have.unknown == 0 && !have.overflow && !want.overflow;
@@ -465,28 +590,45 @@ impl Checker {
                     }
                 }
                 Some((1, names)) if names.len() == 1 && names.values().all(|v| *v == 1) => {
-                    if let (Some(slot), Some(n)) = (target.iter_mut().find(|d| **d == Dim::Unknown), names.keys().next()) {
+                    if let (Some(slot), Some(n)) = (
+                        target.iter_mut().find(|d| **d == Dim::Unknown),
+                        names.keys().next(),
+                    ) {
                         *slot = Dim::Symbol(n.clone());
                     }
                 }
                 Some(_) => {}
                 None if have.names.is_empty() && want.names.is_empty() => {
-                    mismatch(self, format!("{} elements cannot be split into rows of {}", have.fixed, want.fixed));
+                    mismatch(
+                        self,
+                        format!(
+                            "{} elements cannot be split into rows of {}",
+                            have.fixed, want.fixed
+                        ),
+                    );
                     return None;
                 }
                 None => {}
             }
         }
         let ty = TensorType::new(src.dtype, target);
-        Some(Typed::strong(TExpr::new(TExprKind::Reshape(Box::new(x.e)), ty, span)))
+        Some(Typed::strong(TExpr::new(
+            TExprKind::Reshape(Box::new(x.e)),
+            ty,
+            span,
+        )))
     }
 
     fn where_(&mut self, c: Typed, a: Typed, b: Typed, span: Span) -> Option<Typed> {
         let mut ok = true;
         if c.dtype() != DType::Bool {
-            let d = Diagnostic::new(ErrorKind::DType, c.e.span.clone(), "the condition of `where` must be bool")
-                .with_label(c.e.span.clone(), has_type(c.ty()))
-                .with_note("compare to get a condition, e.g. `where(x > 0.0, x, 0.0)`");
+            let d = Diagnostic::new(
+                ErrorKind::DType,
+                c.e.span.clone(),
+                "the condition of `where` must be bool",
+            )
+            .with_label(c.e.span.clone(), has_type(c.ty()))
+            .with_note("compare to get a condition, e.g. `where(x > 0.0, x, 0.0)`");
             self.report(d);
             ok = false;
         }
@@ -505,10 +647,16 @@ impl Checker {
                     let d = Diagnostic::new(
                         ErrorKind::Shape,
                         span.clone(),
-                        format!("cannot broadcast the condition `{}` with the branches `{bt}`", c.ty()),
+                        format!(
+                            "cannot broadcast the condition `{}` with the branches `{bt}`",
+                            c.ty()
+                        ),
                     )
                     .with_label(c.e.span.clone(), has_type(c.ty()))
-                    .with_label(a.e.span.start..b.e.span.end, format!("the branches broadcast to `{bt}`"))
+                    .with_label(
+                        a.e.span.start..b.e.span.end,
+                        format!("the branches broadcast to `{bt}`"),
+                    )
                     .with_note(super::expr::clash_note(&clash.0, &clash.1));
                     self.report(d);
                     None
@@ -525,6 +673,9 @@ impl Checker {
         let ae = self.convert(a, target);
         let be = self.convert(b, target);
         let kind = TExprKind::Where(Box::new(c.e), Box::new(ae?), Box::new(be?));
-        Some(Typed { e: TExpr::new(kind, TensorType::new(target, dims), span), weak })
+        Some(Typed {
+            e: TExpr::new(kind, TensorType::new(target, dims), span),
+            weak,
+        })
     }
 }

@@ -49,7 +49,15 @@ pub(crate) fn fits(declared: &Dim, actual: &Dim) -> bool {
 /// Normalizes a possibly negative axis against `rank` (valid: `-rank..rank`).
 pub(crate) fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
     let r = rank as i64;
-    if axis >= -r && axis < r { Some(if axis < 0 { (axis + r) as usize } else { axis as usize }) } else { None }
+    if axis >= -r && axis < r {
+        Some(if axis < 0 {
+            (axis + r) as usize
+        } else {
+            axis as usize
+        })
+    } else {
+        None
+    }
 }
 
 /// The element count of a shape: a static factor, named factors, and whether any dim is `?`.
@@ -63,7 +71,12 @@ pub(crate) struct Count {
 
 impl Count {
     pub(crate) fn of(dims: &[Dim]) -> Count {
-        let mut c = Count { fixed: 1, names: HashMap::new(), unknown: 0, overflow: false };
+        let mut c = Count {
+            fixed: 1,
+            names: HashMap::new(),
+            unknown: 0,
+            overflow: false,
+        };
         for d in dims {
             match d {
                 Dim::Static(n) => match c.fixed.checked_mul(*n as u128) {
@@ -79,7 +92,7 @@ impl Count {
 
     /// `self / other` when it divides exactly: the remaining fixed factor and names.
     pub(crate) fn divide(&self, other: &Count) -> Option<(u128, HashMap<String, usize>)> {
-        if other.fixed == 0 || self.fixed % other.fixed != 0 {
+        if other.fixed == 0 || !self.fixed.is_multiple_of(other.fixed) {
             return None;
         }
         let mut names = self.names.clone();
@@ -98,8 +111,11 @@ impl Count {
         if self.unknown > 0 || self.overflow {
             return "an unknown number of".to_string();
         }
-        let mut names: Vec<String> =
-            self.names.iter().flat_map(|(k, v)| std::iter::repeat_n(k.clone(), *v)).collect();
+        let mut names: Vec<String> = self
+            .names
+            .iter()
+            .flat_map(|(k, v)| std::iter::repeat_n(k.clone(), *v))
+            .collect();
         names.sort();
         if names.is_empty() {
             return self.fixed.to_string();
@@ -125,7 +141,10 @@ mod tests {
     #[test]
     fn broadcasting() {
         assert_eq!(broadcast(&[y("n"), s(3)], &[s(3)]), Ok(vec![y("n"), s(3)]));
-        assert_eq!(broadcast(&[s(1), s(3)], &[s(4), s(1)]), Ok(vec![s(4), s(3)]));
+        assert_eq!(
+            broadcast(&[s(1), s(3)], &[s(4), s(1)]),
+            Ok(vec![s(4), s(3)])
+        );
         assert_eq!(broadcast(&[Dim::Unknown], &[s(3)]), Ok(vec![s(3)]));
         assert_eq!(broadcast(&[Dim::Unknown], &[s(1)]), Ok(vec![Dim::Unknown]));
         assert!(broadcast(&[y("n")], &[y("m")]).is_err());

@@ -13,7 +13,11 @@ pub(crate) enum Weak {
 
 impl Weak {
     pub(crate) fn of(dtype: DType) -> Weak {
-        if dtype.is_float() { Weak::Float } else { Weak::Int }
+        if dtype.is_float() {
+            Weak::Float
+        } else {
+            Weak::Int
+        }
     }
 }
 
@@ -61,7 +65,11 @@ pub(crate) fn common(l: (DType, Option<Weak>), r: (DType, Option<Weak>)) -> DTyp
 /// Whether a value of dtype `from` converts to `to` without loss (`numpy.can_cast(.., "safe")`).
 pub(crate) fn can_widen(from: DType, to: DType) -> bool {
     use DType::*;
-    from == to || matches!((from, to), (Bool, _) | (I32, I64 | F64) | (I64, F64) | (F32, F64))
+    from == to
+        || matches!(
+            (from, to),
+            (Bool, _) | (I32, I64 | F64) | (I64, F64) | (F32, F64)
+        )
 }
 
 #[cfg(test)]
@@ -86,6 +94,9 @@ mod tests {
         assert_eq!(adapt(Weak::Float, I32), F64);
         assert_eq!(adapt(Weak::Int, I32), I32);
         assert_eq!(adapt(Weak::Int, Bool), I64);
-        assert_eq!(common((I64, Some(Weak::Int)), (F64, Some(Weak::Float))), F64);
+        assert_eq!(
+            common((I64, Some(Weak::Int)), (F64, Some(Weak::Float))),
+            F64
+        );
     }
 }

@@ -52,13 +52,15 @@ fn distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[i - 2][j - 2] + 1);
             }
@@ -69,7 +71,10 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate to `name`, if it is close enough to be a likely typo.
-pub(crate) fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn suggest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     let limit = (name.chars().count() / 3).clamp(1, 3);
     candidates
         .into_iter()
@@ -86,7 +91,10 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(suggest("sofmax", ["softmax", "sum"]), Some("softmax".to_string()));
+        assert_eq!(
+            suggest("sofmax", ["softmax", "sum"]),
+            Some("softmax".to_string())
+        );
         assert_eq!(suggest("xs", ["x", "ys"]), Some("x".to_string()));
         assert_eq!(suggest("valeu", ["value", "x"]), Some("value".to_string()));
         assert_eq!(suggest("banana", ["x", "y"]), None);

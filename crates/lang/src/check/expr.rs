@@ -68,13 +68,18 @@ impl Checker {
     pub(crate) fn expr_in(&mut self, sc: &Scope, e: &Expr, allow_multi: bool) -> Option<Typed> {
         let span = e.span.clone();
         match &e.kind {
-            ExprKind::Int(v) => {
-                Some(Typed { e: literal_expr(literal::scalar(Scalar::Int(*v)), span), weak: Some(Weak::Int) })
-            }
-            ExprKind::Float(v) => {
-                Some(Typed { e: literal_expr(literal::scalar(Scalar::Float(*v)), span), weak: Some(Weak::Float) })
-            }
-            ExprKind::Bool(v) => Some(Typed::strong(literal_expr(literal::scalar(Scalar::Bool(*v)), span))),
+            ExprKind::Int(v) => Some(Typed {
+                e: literal_expr(literal::scalar(Scalar::Int(*v)), span),
+                weak: Some(Weak::Int),
+            }),
+            ExprKind::Float(v) => Some(Typed {
+                e: literal_expr(literal::scalar(Scalar::Float(*v)), span),
+                weak: Some(Weak::Float),
+            }),
+            ExprKind::Bool(v) => Some(Typed::strong(literal_expr(
+                literal::scalar(Scalar::Bool(*v)),
+                span,
+            ))),
             ExprKind::Array(_) => self.array_literal(e),
             ExprKind::Var(name) => self.var(sc, name, span),
             ExprKind::DType(d) => self.error(
@@ -112,7 +117,11 @@ impl Checker {
                 let perm: Vec<usize> = (0..rank).rev().collect();
                 let dims = perm.iter().map(|&i| t.ty().dims[i].clone()).collect();
                 let ty = TensorType::new(t.dtype(), dims);
-                Some(Typed::strong(TExpr::new(TExprKind::Transpose(Box::new(t.e), perm), ty, span)))
+                Some(Typed::strong(TExpr::new(
+                    TExprKind::Transpose(Box::new(t.e), perm),
+                    ty,
+                    span,
+                )))
             }
             ExprKind::Ascribe(x, texpr) => {
                 let declared = self.resolve_type(sc, texpr);
@@ -140,30 +149,49 @@ impl Checker {
         match sc.lookup(name) {
             Lookup::Found(ty) => {
                 let ty = ty.clone();
-                Some(Typed::strong(TExpr::new(TExprKind::Var(name.to_string()), ty, span)))
+                Some(Typed::strong(TExpr::new(
+                    TExprKind::Var(name.to_string()),
+                    ty,
+                    span,
+                )))
             }
             Lookup::Poisoned => None,
             Lookup::Missing => {
                 let mut d;
                 if self.sigs.contains_key(name) || builtins::lookup(name).is_some() {
-                    d = Diagnostic::new(ErrorKind::UnknownName, span.clone(), format!("`{name}` is a function, not a value"))
-                        .with_label(span, "a function can only be called")
-                        .with_note(format!("call it: `{name}(...)`"));
+                    d = Diagnostic::new(
+                        ErrorKind::UnknownName,
+                        span.clone(),
+                        format!("`{name}` is a function, not a value"),
+                    )
+                    .with_label(span, "a function can only be called")
+                    .with_note(format!("call it: `{name}(...)`"));
                 } else if sc.has_symbol(name) {
-                    d = Diagnostic::new(ErrorKind::UnknownName, span.clone(), format!("`{name}` is a dimension name, not a value"))
-                        .with_label(span, "dimension names can only appear in types and shape lists");
+                    d = Diagnostic::new(
+                        ErrorKind::UnknownName,
+                        span.clone(),
+                        format!("`{name}` is a dimension name, not a value"),
+                    )
+                    .with_label(
+                        span,
+                        "dimension names can only appear in types and shape lists",
+                    );
                 } else {
-                    d = Diagnostic::new(ErrorKind::UnknownName, span.clone(), format!("unknown name `{name}`"))
-                        .with_label(span, "not found in this scope");
+                    d = Diagnostic::new(
+                        ErrorKind::UnknownName,
+                        span.clone(),
+                        format!("unknown name `{name}`"),
+                    )
+                    .with_label(span, "not found in this scope");
                     if let Some(s) = suggest(name, sc.names()) {
                         d = d.with_note(format!("did you mean `{s}`?"));
                     }
-                    if let Some(f) = &sc.function {
-                        if sc.globals.iter().any(|g| g == name) {
-                            d = d.with_note(format!(
-                                "`{name}` is a top-level `let`; functions only see their parameters, so pass it to `{f}` as an argument"
-                            ));
-                        }
+                    if let Some(f) = &sc.function
+                        && sc.globals.iter().any(|g| g == name)
+                    {
+                        d = d.with_note(format!(
+                            "`{name}` is a top-level `let`; functions only see their parameters, so pass it to `{f}` as an argument"
+                        ));
                     }
                 }
                 self.report(d);
@@ -182,29 +210,53 @@ impl Checker {
         }
         if let TExprKind::Literal(v) = &t.e.kind {
             return match literal::negate(v) {
-                Ok(v) => Some(Typed { e: literal_expr(v, span), weak: t.weak }),
+                Ok(v) => Some(Typed {
+                    e: literal_expr(v, span),
+                    weak: t.weak,
+                }),
                 Err(msg) => self.error(ErrorKind::BadArgument, span, msg, "this literal"),
             };
         }
         let ty = t.ty().clone();
-        Some(Typed { e: TExpr::new(TExprKind::Unary(UnaryOp::Neg, Box::new(t.e)), ty, span), weak: t.weak })
+        Some(Typed {
+            e: TExpr::new(TExprKind::Unary(UnaryOp::Neg, Box::new(t.e)), ty, span),
+            weak: t.weak,
+        })
     }
 
     /// Reports that two operands do not broadcast, labelling both with their types.
     pub(crate) fn broadcast_error(&mut self, l: &TExpr, r: &TExpr, clash: (Dim, Dim), span: Span) {
-        let d = Diagnostic::new(ErrorKind::Shape, span, format!("cannot broadcast `{}` with `{}`", l.ty, r.ty))
-            .with_label(l.span.clone(), has_type(&l.ty))
-            .with_label(r.span.clone(), has_type(&r.ty))
-            .with_note(clash_note(&clash.0, &clash.1));
+        let d = Diagnostic::new(
+            ErrorKind::Shape,
+            span,
+            format!("cannot broadcast `{}` with `{}`", l.ty, r.ty),
+        )
+        .with_label(l.span.clone(), has_type(&l.ty))
+        .with_label(r.span.clone(), has_type(&r.ty))
+        .with_note(clash_note(&clash.0, &clash.1));
         self.report(d);
     }
 
     /// An elementwise binary operator (also `maximum` and `minimum`).
-    pub(crate) fn binary(&mut self, op: BinaryOp, sym: &str, l: Typed, r: Typed, span: Span) -> Option<Typed> {
-        let arith = matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow);
+    pub(crate) fn binary(
+        &mut self,
+        op: BinaryOp,
+        sym: &str,
+        l: Typed,
+        r: Typed,
+        span: Span,
+    ) -> Option<Typed> {
+        let arith = matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow
+        );
         let mut ok = true;
         if arith && (l.dtype() == DType::Bool || r.dtype() == DType::Bool) {
-            let mut d = Diagnostic::new(ErrorKind::DType, span.clone(), format!("`{sym}` is not defined on bool operands"));
+            let mut d = Diagnostic::new(
+                ErrorKind::DType,
+                span.clone(),
+                format!("`{sym}` is not defined on bool operands"),
+            );
             for t in [&l, &r] {
                 if t.dtype() == DType::Bool {
                     d = d.with_label(t.e.span.clone(), has_type(t.ty()));
@@ -229,17 +281,32 @@ impl Checker {
         if op == BinaryOp::Div && !target.is_float() {
             target = DType::F64;
         }
-        let result = if op.is_comparison() { DType::Bool } else { target };
-        let weak = if l.weak.is_some() && r.weak.is_some() && !op.is_comparison() { Some(Weak::of(result)) } else { None };
+        let result = if op.is_comparison() {
+            DType::Bool
+        } else {
+            target
+        };
+        let weak = if l.weak.is_some() && r.weak.is_some() && !op.is_comparison() {
+            Some(Weak::of(result))
+        } else {
+            None
+        };
         let le = self.convert(l, target);
         let re = self.convert(r, target);
         let kind = TExprKind::Binary(op, Box::new(le?), Box::new(re?));
-        Some(Typed { e: TExpr::new(kind, TensorType::new(result, dims), span), weak })
+        Some(Typed {
+            e: TExpr::new(kind, TensorType::new(result, dims), span),
+            weak,
+        })
     }
 
     fn matmul(&mut self, l: Typed, r: Typed, span: Span) -> Option<Typed> {
         if l.dtype() == DType::Bool || r.dtype() == DType::Bool {
-            let mut d = Diagnostic::new(ErrorKind::DType, span.clone(), "`@` is not defined on bool operands");
+            let mut d = Diagnostic::new(
+                ErrorKind::DType,
+                span.clone(),
+                "`@` is not defined on bool operands",
+            );
             for t in [&l, &r] {
                 if t.dtype() == DType::Bool {
                     d = d.with_label(t.e.span.clone(), has_type(t.ty()));
@@ -257,7 +324,10 @@ impl Checker {
             this.report(d);
         };
         if lr == 0 || rr == 0 {
-            rank_error(self, "`@` needs operands of rank 1 or more; use `*` to multiply by a scalar".to_string());
+            rank_error(
+                self,
+                "`@` needs operands of rank 1 or more; use `*` to multiply by a scalar".to_string(),
+            );
             return None;
         }
         // (left inner, right inner, result dims without the batch dims)
@@ -265,7 +335,11 @@ impl Checker {
             (1, 1) => (&ld[0], &rd[0], vec![]),
             (2, 1) => (&ld[1], &rd[0], vec![ld[0].clone()]),
             (1, 2) => (&ld[0], &rd[0], vec![rd[1].clone()]),
-            (a, b) if a == b => (&ld[a - 1], &rd[a - 2], vec![ld[a - 2].clone(), rd[a - 1].clone()]),
+            (a, b) if a == b => (
+                &ld[a - 1],
+                &rd[a - 2],
+                vec![ld[a - 2].clone(), rd[a - 1].clone()],
+            ),
             _ => {
                 rank_error(
                     self,
@@ -277,9 +351,13 @@ impl Checker {
             }
         };
         if unify(li, ri).is_none() {
-            let d = Diagnostic::new(ErrorKind::Shape, span.clone(), format!("inner dimensions differ: `{li}` vs `{ri}`"))
-                .with_label(l.e.span.clone(), has_type(l.ty()))
-                .with_label(r.e.span.clone(), has_type(r.ty()));
+            let d = Diagnostic::new(
+                ErrorKind::Shape,
+                span.clone(),
+                format!("inner dimensions differ: `{li}` vs `{ri}`"),
+            )
+            .with_label(l.e.span.clone(), has_type(l.ty()))
+            .with_label(r.e.span.clone(), has_type(r.ty()));
             self.report(d);
             return None;
         }
@@ -308,15 +386,31 @@ impl Checker {
         let le = self.convert(l, target);
         let re = self.convert(r, target);
         let kind = TExprKind::MatMul(Box::new(le?), Box::new(re?));
-        Some(Typed::strong(TExpr::new(kind, TensorType::new(target, dims), span)))
+        Some(Typed::strong(TExpr::new(
+            kind,
+            TensorType::new(target, dims),
+            span,
+        )))
     }
 
     /// Gives a checked value a declared type (a `let` annotation, an ascription, a declared
     /// result): the dims must fit the declared ones (a declared `?` accepts any), and the dtype
     /// must be the same, a lossless widening (made an explicit cast), or a literal's.
-    pub(crate) fn coerce(&mut self, t: Typed, declared: &TensorType, what: &str, decl_span: Span) -> Option<TExpr> {
+    pub(crate) fn coerce(
+        &mut self,
+        t: Typed,
+        declared: &TensorType,
+        what: &str,
+        decl_span: Span,
+    ) -> Option<TExpr> {
         let actual = t.ty();
-        if actual.rank() != declared.rank() || declared.dims.iter().zip(&actual.dims).any(|(d, a)| !fits(d, a)) {
+        if actual.rank() != declared.rank()
+            || declared
+                .dims
+                .iter()
+                .zip(&actual.dims)
+                .any(|(d, a)| !fits(d, a))
+        {
             let value_span = t.e.span.clone();
             let d = Diagnostic::new(
                 ErrorKind::Mismatch,
@@ -331,7 +425,13 @@ impl Checker {
         self.coerce_dtype(t, declared.dtype, what, decl_span)
     }
 
-    pub(crate) fn coerce_dtype(&mut self, t: Typed, to: DType, what: &str, decl_span: Span) -> Option<TExpr> {
+    pub(crate) fn coerce_dtype(
+        &mut self,
+        t: Typed,
+        to: DType,
+        what: &str,
+        decl_span: Span,
+    ) -> Option<TExpr> {
         let from = t.dtype();
         if t.weak.is_some() || can_widen(from, to) {
             return self.convert(t, to);
@@ -344,7 +444,9 @@ impl Checker {
         let d = Diagnostic::new(ErrorKind::DType, t.e.span.clone(), message)
             .with_label(t.e.span.clone(), has_type(t.ty()))
             .with_label(decl_span, format!("`{to}` expected here"))
-            .with_note(format!("only lossless conversions are implicit; write `cast(..., {to})` to convert"));
+            .with_note(format!(
+                "only lossless conversions are implicit; write `cast(..., {to})` to convert"
+            ));
         self.report(d);
         None
     }
@@ -371,7 +473,10 @@ impl Checker {
             (DType::I64, Some(Weak::Int))
         };
         let v = literal::array(dtype, &shape, &elems)?;
-        Some(Typed { e: literal_expr(v, e.span.clone()), weak })
+        Some(Typed {
+            e: literal_expr(v, e.span.clone()),
+            weak,
+        })
     }
 
     /// The shape of a (nested) array literal, collecting its elements in row-major order.
@@ -395,10 +500,17 @@ impl Checker {
                                     format!("shape {s:?}")
                                 }
                             };
-                            let d = Diagnostic::new(ErrorKind::Shape, item.span.clone(), "ragged array literal")
-                                .with_label(item.span.clone(), format!("this element has {}", show(&s)))
-                                .with_label(first_span.clone(), format!("but the first one has {}", show(first)))
-                                .with_note("every row of an array literal must have the same length");
+                            let d = Diagnostic::new(
+                                ErrorKind::Shape,
+                                item.span.clone(),
+                                "ragged array literal",
+                            )
+                            .with_label(item.span.clone(), format!("this element has {}", show(&s)))
+                            .with_label(
+                                first_span.clone(),
+                                format!("but the first one has {}", show(first)),
+                            )
+                            .with_note("every row of an array literal must have the same length");
                             self.report(d);
                             return None;
                         }
@@ -428,12 +540,20 @@ impl Checker {
             ExprKind::Unary(UnOp::Neg, inner) => match self.array_element(inner)? {
                 Scalar::Int(v) => match v.checked_neg() {
                     Some(n) => Some(Scalar::Int(n)),
-                    None => self.error(ErrorKind::BadArgument, e.span.clone(), "negating this literal overflows `i64`", "this literal"),
+                    None => self.error(
+                        ErrorKind::BadArgument,
+                        e.span.clone(),
+                        "negating this literal overflows `i64`",
+                        "this literal",
+                    ),
                 },
                 Scalar::Float(v) => Some(Scalar::Float(-v)),
-                Scalar::Bool(_) => {
-                    self.error(ErrorKind::DType, e.span.clone(), "`-` is not defined on bool", "a negated bool")
-                }
+                Scalar::Bool(_) => self.error(
+                    ErrorKind::DType,
+                    e.span.clone(),
+                    "`-` is not defined on bool",
+                    "a negated bool",
+                ),
             },
             ExprKind::Error => None,
             _ => self.error(
@@ -445,13 +565,24 @@ impl Checker {
         }
     }
 
-    fn call(&mut self, sc: &Scope, name: &Ident, args: &[Expr], span: Span, allow_multi: bool) -> Option<Typed> {
+    fn call(
+        &mut self,
+        sc: &Scope,
+        name: &Ident,
+        args: &[Expr],
+        span: Span,
+        allow_multi: bool,
+    ) -> Option<Typed> {
         if let Some(b) = builtins::lookup(&name.name) {
             return self.builtin(sc, b, name, args, span);
         }
         let Some(sig) = self.sigs.get(&name.name).cloned() else {
-            let mut d = Diagnostic::new(ErrorKind::UnknownName, name.span.clone(), format!("unknown function `{}`", name.name))
-                .with_label(name.span.clone(), "no function or builtin has this name");
+            let mut d = Diagnostic::new(
+                ErrorKind::UnknownName,
+                name.span.clone(),
+                format!("unknown function `{}`", name.name),
+            )
+            .with_label(name.span.clone(), "no function or builtin has this name");
             let mut candidates: Vec<&str> = builtins::BUILTIN_NAMES.to_vec();
             candidates.extend(self.sigs.keys().map(String::as_str));
             if let Some(s) = suggest(&name.name, candidates) {
@@ -470,18 +601,40 @@ impl Checker {
         let fname = &name.name;
         if args.len() != sig.params.len() {
             let n = sig.params.len();
-            let sig_text: Vec<String> = sig.params.iter().map(|(p, t, _)| format!("{p}: {t}")).collect();
+            let sig_text: Vec<String> = sig
+                .params
+                .iter()
+                .map(|(p, t, _)| format!("{p}: {t}"))
+                .collect();
             let d = Diagnostic::new(
                 ErrorKind::Arity,
                 span.clone(),
-                format!("`{fname}` takes {n} argument{}, got {}", if n == 1 { "" } else { "s" }, args.len()),
+                format!(
+                    "`{fname}` takes {n} argument{}, got {}",
+                    if n == 1 { "" } else { "s" },
+                    args.len()
+                ),
             )
-            .with_label(span, format!("{} argument{} given", args.len(), if args.len() == 1 { "" } else { "s" }))
-            .with_note(format!("`{fname}` is declared as `fn {fname}({})`", sig_text.join(", ")));
+            .with_label(
+                span,
+                format!(
+                    "{} argument{} given",
+                    args.len(),
+                    if args.len() == 1 { "" } else { "s" }
+                ),
+            )
+            .with_note(format!(
+                "`{fname}` is declared as `fn {fname}({})`",
+                sig_text.join(", ")
+            ));
             self.report(d);
             return None;
         }
-        if self.recursive_calls.contains(&(name.span.start, name.span.end)) || !sig.params_ok {
+        if self
+            .recursive_calls
+            .contains(&(name.span.start, name.span.end))
+            || !sig.params_ok
+        {
             return None;
         }
         let results = sig.results.clone()?;
@@ -490,10 +643,15 @@ impl Checker {
             let d = Diagnostic::new(
                 ErrorKind::Mismatch,
                 span.clone(),
-                format!("`{fname}` returns {} results, but one value is expected here", results.len()),
+                format!(
+                    "`{fname}` returns {} results, but one value is expected here",
+                    results.len()
+                ),
             )
             .with_label(span, format!("this returns `({})`", tys.join(", ")))
-            .with_note(format!("a call of `{fname}` can only be printed whole, as in `print {fname}(...);`"));
+            .with_note(format!(
+                "a call of `{fname}` can only be printed whole, as in `print {fname}(...);`"
+            ));
             self.report(d);
             return None;
         }
@@ -549,7 +707,8 @@ impl Checker {
                             }
                             Some((b, _)) if b == ad => {}
                             Some((b, j)) => {
-                                let first = arg_spans.get(*j).cloned().unwrap_or_else(|| aspan.clone());
+                                let first =
+                                    arg_spans.get(*j).cloned().unwrap_or_else(|| aspan.clone());
                                 let d = Diagnostic::new(
                                     ErrorKind::Shape,
                                     aspan.clone(),

@@ -60,9 +60,13 @@ impl Checker {
                 continue;
             }
             if let Some(prev) = first.get(name) {
-                let d = Diagnostic::new(ErrorKind::Duplicate, f.name.span.clone(), format!("function `{name}` is defined twice"))
-                    .with_label(f.name.span.clone(), "defined again here")
-                    .with_label(prev.clone(), "first defined here");
+                let d = Diagnostic::new(
+                    ErrorKind::Duplicate,
+                    f.name.span.clone(),
+                    format!("function `{name}` is defined twice"),
+                )
+                .with_label(f.name.span.clone(), "defined again here")
+                .with_label(prev.clone(), "first defined here");
                 self.report(d);
                 continue;
             }
@@ -92,7 +96,10 @@ impl Checker {
             }
         }
 
-        let mut sc = Scope { globals, ..Scope::default() };
+        let mut sc = Scope {
+            globals,
+            ..Scope::default()
+        };
         let mut top = Vec::new();
         for item in &program.items {
             match item {
@@ -109,7 +116,10 @@ impl Checker {
                 }
             }
         }
-        let fns = defs.iter().filter_map(|f| typed_fns.remove(&f.name.name)).collect();
+        let fns = defs
+            .iter()
+            .filter_map(|f| typed_fns.remove(&f.name.name))
+            .collect();
         TProgram { fns, top }
     }
 
@@ -125,7 +135,10 @@ impl Checker {
                 let d = Diagnostic::new(
                     ErrorKind::Duplicate,
                     p.name.span.clone(),
-                    format!("parameter `{}` is declared twice in `{}`", p.name.name, f.name.name),
+                    format!(
+                        "parameter `{}` is declared twice in `{}`",
+                        p.name.name, f.name.name
+                    ),
                 )
                 .with_label(p.name.span.clone(), "declared again here")
                 .with_label(prev.clone(), "first declared here");
@@ -134,24 +147,37 @@ impl Checker {
                 continue;
             }
             for d in &p.ty.dims {
-                if let Dim::Symbol(s) = &d.dim {
-                    if !symbols.contains(s) {
-                        symbols.push(s.clone());
-                    }
+                if let Dim::Symbol(s) = &d.dim
+                    && !symbols.contains(s)
+                {
+                    symbols.push(s.clone());
                 }
             }
-            let ty = TensorType::new(p.ty.dtype, p.ty.dims.iter().map(|d| d.dim.clone()).collect());
+            let ty = TensorType::new(
+                p.ty.dtype,
+                p.ty.dims.iter().map(|d| d.dim.clone()).collect(),
+            );
             params.push((p.name.name.clone(), ty, p.name.span.start..p.ty.span.end));
         }
-        let sc = Scope { symbols: symbols.clone(), function: Some(f.name.name.clone()), ..Scope::default() };
+        let sc = Scope {
+            symbols: symbols.clone(),
+            function: Some(f.name.name.clone()),
+            ..Scope::default()
+        };
         let decl = match &f.ret {
             None => None,
             Some(rets) => {
-                let tys: Vec<Option<TensorType>> = rets.iter().map(|t| self.resolve_type(&sc, t)).collect();
+                let tys: Vec<Option<TensorType>> =
+                    rets.iter().map(|t| self.resolve_type(&sc, t)).collect();
                 tys.into_iter().collect::<Option<Vec<_>>>()
             }
         };
-        let sig = FnSig { params, results: decl.clone(), symbols, params_ok };
+        let sig = FnSig {
+            params,
+            results: decl.clone(),
+            symbols,
+            params_ok,
+        };
         (sig, decl)
     }
 
@@ -159,20 +185,24 @@ impl Checker {
     pub(crate) fn resolve_type(&mut self, sc: &Scope, t: &TypeExpr) -> Option<TensorType> {
         let mut ok = true;
         for d in &t.dims {
-            if let Dim::Symbol(s) = &d.dim {
-                if !sc.has_symbol(s) {
-                    let note = match &sc.function {
+            if let Dim::Symbol(s) = &d.dim
+                && !sc.has_symbol(s)
+            {
+                let note = match &sc.function {
                         Some(f) => format!("dimension names come from the parameter types of `{f}`"),
                         None => {
                             "dimension names are only in scope inside a function whose parameter types use them".to_string()
                         }
                     };
-                    let d = Diagnostic::new(ErrorKind::UnknownName, d.span.clone(), format!("unknown dimension `{s}`"))
-                        .with_label(d.span.clone(), "not a dimension name in scope")
-                        .with_note(note);
-                    self.report(d);
-                    ok = false;
-                }
+                let d = Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    d.span.clone(),
+                    format!("unknown dimension `{s}`"),
+                )
+                .with_label(d.span.clone(), "not a dimension name in scope")
+                .with_note(note);
+                self.report(d);
+                ok = false;
             }
         }
         ok.then(|| TensorType::new(t.dtype, t.dims.iter().map(|d| d.dim.clone()).collect()))
@@ -180,11 +210,18 @@ impl Checker {
 
     /// Orders functions so that every callee comes before its callers, reporting recursion.
     fn call_order(&mut self, defs: &[&FnDef]) -> Vec<usize> {
-        let index: HashMap<&str, usize> = defs.iter().enumerate().map(|(i, f)| (f.name.name.as_str(), i)).collect();
+        let index: HashMap<&str, usize> = defs
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.name.as_str(), i))
+            .collect();
         let edges: Vec<Vec<(usize, Span)>> = defs
             .iter()
             .map(|f| {
-                block_calls(&f.body).into_iter().filter_map(|(n, s)| index.get(n.as_str()).map(|&j| (j, s))).collect()
+                block_calls(&f.body)
+                    .into_iter()
+                    .filter_map(|(n, s)| index.get(n.as_str()).map(|&j| (j, s)))
+                    .collect()
             })
             .collect();
         let mut state = vec![0u8; defs.len()];
@@ -207,16 +244,27 @@ impl Checker {
                         }
                         1 => {
                             let from = stack.iter().position(|(k, _)| *k == j).unwrap_or(0);
-                            let mut path: Vec<&str> = stack[from..].iter().map(|(k, _)| defs[*k].name.name.as_str()).collect();
+                            let mut path: Vec<&str> = stack[from..]
+                                .iter()
+                                .map(|(k, _)| defs[*k].name.name.as_str())
+                                .collect();
                             path.push(defs[j].name.name.as_str());
                             let message = if path.len() == 2 {
                                 format!("`{}` calls itself; recursion is not supported", path[0])
                             } else {
-                                format!("recursive call: {}; recursion is not supported", path.join(" -> "))
+                                format!(
+                                    "recursive call: {}; recursion is not supported",
+                                    path.join(" -> ")
+                                )
                             };
                             self.recursive_calls.insert((span.start, span.end));
                             let span = span.clone();
-                            self.error::<()>(ErrorKind::UnknownName, span, message, "this call closes the cycle");
+                            self.error::<()>(
+                                ErrorKind::UnknownName,
+                                span,
+                                message,
+                                "this call closes the cycle",
+                            );
                         }
                         _ => {}
                     }
@@ -230,12 +278,21 @@ impl Checker {
         order
     }
 
-    fn function(&mut self, f: &FnDef, declared: Option<Vec<TensorType>>, globals: &[String]) -> Option<TFn> {
+    fn function(
+        &mut self,
+        f: &FnDef,
+        declared: Option<Vec<TensorType>>,
+        globals: &[String],
+    ) -> Option<TFn> {
         let name = f.name.name.clone();
         let sig = self.sigs.get(&name)?.clone();
         let errors_before = self.diags.len();
-        let mut sc =
-            Scope { symbols: sig.symbols.clone(), function: Some(name.clone()), globals: globals.to_vec(), ..Scope::default() };
+        let mut sc = Scope {
+            symbols: sig.symbols.clone(),
+            function: Some(name.clone()),
+            globals: globals.to_vec(),
+            ..Scope::default()
+        };
         for (pname, ty, _) in &sig.params {
             sc.bind(pname, Some(ty.clone()));
         }
@@ -253,7 +310,11 @@ impl Checker {
         let mut results = Vec::new();
         match (&f.ret, declared) {
             (None, _) => {
-                results = checked.into_iter().map(|t| t.map(|t| t.e)).collect::<Option<Vec<_>>>().unwrap_or_default();
+                results = checked
+                    .into_iter()
+                    .map(|t| t.map(|t| t.e))
+                    .collect::<Option<Vec<_>>>()
+                    .unwrap_or_default();
                 if results.len() == result_exprs.len() {
                     let tys = results.iter().map(|e| e.ty.clone()).collect();
                     if let Some(s) = self.sigs.get_mut(&name) {
@@ -274,16 +335,28 @@ impl Checker {
                             checked.len()
                         ),
                     )
-                    .with_label(f.body.result.span.clone(), format!("{} value{}", checked.len(), if checked.len() == 1 { "" } else { "s" }))
-                    .with_label(rets[0].span.start..rets[rets.len() - 1].span.end, "declared here");
+                    .with_label(
+                        f.body.result.span.clone(),
+                        format!(
+                            "{} value{}",
+                            checked.len(),
+                            if checked.len() == 1 { "" } else { "s" }
+                        ),
+                    );
+                    let d = match (rets.first(), rets.last()) {
+                        (Some(a), Some(b)) => {
+                            d.with_label(a.span.start..b.span.end, "declared here")
+                        }
+                        _ => d,
+                    };
                     self.report(d);
                 } else {
                     let what = format!("the result of `{name}`");
                     for ((t, ty), texpr) in checked.into_iter().zip(&decl).zip(rets) {
-                        if let Some(t) = t {
-                            if let Some(e) = self.coerce(t, ty, &what, texpr.span.clone()) {
-                                results.push(e);
-                            }
+                        if let Some(t) = t
+                            && let Some(e) = self.coerce(t, ty, &what, texpr.span.clone())
+                        {
+                            results.push(e);
                         }
                     }
                 }
@@ -292,14 +365,28 @@ impl Checker {
         if self.diags.len() > errors_before || results.len() != result_exprs.len() {
             return None;
         }
-        let params = sig.params.iter().map(|(n, ty, span)| TParam { name: n.clone(), ty: ty.clone(), span: span.clone() }).collect();
+        let params = sig
+            .params
+            .iter()
+            .map(|(n, ty, span)| TParam {
+                name: n.clone(),
+                ty: ty.clone(),
+                span: span.clone(),
+            })
+            .collect();
         let result_tys = results.iter().map(|e| e.ty.clone()).collect();
         // Callers see the precise types of the checked body.
         if let Some(s) = self.sigs.get_mut(&name) {
             s.results = Some(result_tys);
         }
         let results_tys = results.iter().map(|e| e.ty.clone()).collect();
-        Some(TFn { name, params, body: TBlock { lets, results }, results: results_tys, span: f.span.clone() })
+        Some(TFn {
+            name,
+            params,
+            body: TBlock { lets, results },
+            results: results_tys,
+            span: f.span.clone(),
+        })
     }
 
     /// A `let`, in a function body or at top level. A failed definition still binds the name
@@ -311,7 +398,10 @@ impl Checker {
         let result = match (value, &declared) {
             (Some(v), None) => Some(v.e),
             (Some(v), Some(Some(d))) => {
-                let span = l.ty.as_ref().map(|t| t.span.clone()).unwrap_or_else(|| l.name.span.clone());
+                let span =
+                    l.ty.as_ref()
+                        .map(|t| t.span.clone())
+                        .unwrap_or_else(|| l.name.span.clone());
                 self.coerce(v, d, &format!("`{name}`"), span)
             }
             _ => None,
@@ -322,6 +412,10 @@ impl Checker {
             _ => None,
         };
         sc.bind(name, ty);
-        result.map(|value| TLet { name: name.clone(), value, span: l.span.clone() })
+        result.map(|value| TLet {
+            name: name.clone(),
+            value,
+            span: l.span.clone(),
+        })
     }
 }

@@ -29,7 +29,14 @@ pub(crate) fn array(dtype: DType, shape: &[usize], elems: &[Scalar]) -> Option<V
     let shape = IxDyn(shape);
     let v = match dtype {
         DType::Bool => Value::Bool(
-            ArrayD::from_shape_vec(shape, elems.iter().map(|e| matches!(e, Scalar::Bool(true))).collect()).ok()?,
+            ArrayD::from_shape_vec(
+                shape,
+                elems
+                    .iter()
+                    .map(|e| matches!(e, Scalar::Bool(true)))
+                    .collect(),
+            )
+            .ok()?,
         ),
         DType::F64 | DType::F32 => Value::F64(
             ArrayD::from_shape_vec(
@@ -127,10 +134,16 @@ pub(crate) fn retype(mut e: TExpr, to: DType) -> Result<TExpr, String> {
     e.kind = match e.kind {
         TExprKind::Literal(v) => TExprKind::Literal(convert(&v, to)?),
         TExprKind::Unary(op, a) => TExprKind::Unary(op, Box::new(retype(*a, to)?)),
-        TExprKind::Binary(op, a, b) => TExprKind::Binary(op, Box::new(retype(*a, to)?), Box::new(retype(*b, to)?)),
+        TExprKind::Binary(op, a, b) => {
+            TExprKind::Binary(op, Box::new(retype(*a, to)?), Box::new(retype(*b, to)?))
+        }
         other => {
             e.kind = other;
-            return Ok(TExpr::new(TExprKind::Cast(Box::new(e.clone())), crate::types::TensorType::new(to, e.ty.dims), e.span));
+            return Ok(TExpr::new(
+                TExprKind::Cast(Box::new(e.clone())),
+                crate::types::TensorType::new(to, e.ty.dims),
+                e.span,
+            ));
         }
     };
     e.ty.dtype = to;

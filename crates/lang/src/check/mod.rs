@@ -30,7 +30,11 @@ pub fn check(program: &ast::Program) -> (Option<TProgram>, Vec<Diagnostic>) {
     let mut checker = Checker::default();
     let typed = checker.program(program);
     let diags = checker.diags;
-    if diags.is_empty() { (Some(typed), diags) } else { (None, diags) }
+    if diags.is_empty() {
+        (Some(typed), diags)
+    } else {
+        (None, diags)
+    }
 }
 
 /// A checked expression; `weak` is set when it is made only of number literals, whose dtype
@@ -84,7 +88,13 @@ impl Checker {
     }
 
     /// Reports an error with one label on its primary span; returns `None` for convenience.
-    pub(crate) fn error<T>(&mut self, kind: ErrorKind, span: Span, message: impl Into<String>, label: impl Into<String>) -> Option<T> {
+    pub(crate) fn error<T>(
+        &mut self,
+        kind: ErrorKind,
+        span: Span,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> Option<T> {
         let d = Diagnostic::new(kind, span.clone(), message).with_label(span, label);
         self.diags.push(d);
         None
