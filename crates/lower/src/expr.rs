@@ -171,14 +171,17 @@ fn reshape<'c, 'a>(
         }
         sizes.push(v);
     }
+    // The shape travels as i64: index tensors may not cross IREE's dispatch boundaries.
+    let i64_ty = crate::types::element_type(e.ctx, ptl_lang::DType::I64);
     let mut shape = Vec::new();
     for s in sizes {
-        shape.push(match s {
+        let v = match s {
             Some(v) => v,
             None => e.op1("arith.divui", &[total, known], idx, &[])?,
-        });
+        };
+        shape.push(e.op1("arith.index_cast", &[v], i64_ty, &[])?);
     }
-    let shape_ty = crate::types::tensor_type_with_shape_elem(e.ctx, &[to.rank() as u64], idx);
+    let shape_ty = crate::types::tensor_type_with_shape_elem(e.ctx, &[to.rank() as u64], i64_ty);
     let shape_t = e.op1("tensor.from_elements", &shape, shape_ty, &[])?;
     e.op1("tensor.reshape", &[x, shape_t], tensor_type(e.ctx, to), &[])
 }

@@ -2,7 +2,7 @@
 
 use melior::{
     dialect::arith::{self, CmpfPredicate, CmpiPredicate},
-    ir::Value,
+    ir::{Value, ValueLike},
 };
 use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, UnaryOp};
@@ -25,8 +25,9 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
         UnaryOp::Abs => "math.absi",
         UnaryOp::Exp => "math.exp",
         UnaryOp::Log => "math.log",
-        UnaryOp::Log1p => "math.log1p",
+        UnaryOp::Log1p => return log1p(e, dt, x),
         UnaryOp::Sqrt => "math.sqrt",
+        UnaryOp::Tanh if dt == DType::F64 => return tanh_f64(e, x),
         UnaryOp::Tanh => "math.tanh",
         UnaryOp::Sigmoid => {
             // 1 / (1 + exp(-x)): saturates to 0 and 1 without overflow trouble.
@@ -64,8 +65,8 @@ pub fn binary<'c, 'a>(
         BinaryOp::Mul if boolean => "arith.andi",
         BinaryOp::Mul => "arith.muli",
         BinaryOp::Div => "arith.divf",
-        BinaryOp::Pow if float => "math.powf",
-        BinaryOp::Pow => "math.ipowi",
+        BinaryOp::Pow if float => return powf(e, dt, a, b),
+        BinaryOp::Pow => return ipow(e, dt, a, b),
         BinaryOp::Maximum if float => "arith.maximumf",
         BinaryOp::Maximum if boolean => "arith.ori",
         BinaryOp::Maximum => "arith.maxsi",
@@ -136,4 +137,117 @@ pub fn convert<'c, 'a>(e: &Emitter<'c, 'a>, from: DType, to: DType, x: Value<'c,
         }
     };
     e.op1(name, &[x], ty, &[])
+}
+
+fn cmpf<'c, 'a>(e: &Emitter<'c, 'a>, p: CmpfPredicate, a: Value<'c, 'a>, b: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    e.append(arith::cmpf(e.ctx, p, a, b, e.loc))
+}
+
+fn cmpi<'c, 'a>(e: &Emitter<'c, 'a>, p: CmpiPredicate, a: Value<'c, 'a>, b: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    e.append(arith::cmpi(e.ctx, p, a, b, e.loc))
+}
+
+fn select<'c, 'a>(e: &Emitter<'c, 'a>, c: Value<'c, 'a>, a: Value<'c, 'a>, b: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    e.op1("arith.select", &[c, a, b], a.r#type(), &[])
+}
+
+/// `log1p` to full precision near 0 (Goldberg's trick: `log(u) * x / (u - 1)` with `u = 1 + x`),
+/// since IREE expands `math.log1p` as `log(1 + x)`.
+fn log1p<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    let ty = element_type(e.ctx, dt);
+    let one = e.const_scalar(dt, 1.0)?;
+    let inf = e.const_scalar(dt, f64::INFINITY)?;
+    let u = e.op1("arith.addf", &[one, x], ty, &[])?;
+    let d = e.op1("arith.subf", &[u, one], ty, &[])?;
+    let l = e.op1("math.log", &[u], ty, &[])?;
+    let lx = e.op1("arith.mulf", &[l, x], ty, &[])?;
+    let r = e.op1("arith.divf", &[lx, d], ty, &[])?;
+    let zero = e.const_scalar(dt, 0.0)?;
+    let tiny = cmpf(e, CmpfPredicate::Oeq, d, zero)?;
+    let r = select(e, tiny, x, r)?;
+    let big = cmpf(e, CmpfPredicate::Oeq, u, inf)?;
+    select(e, big, u, r)
+}
+
+/// f64 `tanh` from `exp` and `log` (IREE has no f64 `tanh` for the CPU): with
+/// `m = expm1(2|x|)` by Kahan's formula, `tanh|x| = m / (m + 2)`, sign copied from `x`.
+fn tanh_f64<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    let dt = DType::F64;
+    let ty = element_type(e.ctx, dt);
+    let c = |v: f64| e.const_scalar(dt, v);
+    let ax = e.op1("math.absf", &[x], ty, &[])?;
+    let t = e.op1("arith.addf", &[ax, ax], ty, &[])?;
+    let u = e.op1("math.exp", &[t], ty, &[])?;
+    let one = c(1.0)?;
+    let um1 = e.op1("arith.subf", &[u, one], ty, &[])?;
+    let lu = e.op1("math.log", &[u], ty, &[])?;
+    let num = e.op1("arith.mulf", &[um1, t], ty, &[])?;
+    let m = e.op1("arith.divf", &[num, lu], ty, &[])?;
+    let u_is_one = cmpf(e, CmpfPredicate::Oeq, u, one)?;
+    let m = select(e, u_is_one, t, m)?;
+    let two = c(2.0)?;
+    let den = e.op1("arith.addf", &[m, two], ty, &[])?;
+    let th = e.op1("arith.divf", &[m, den], ty, &[])?;
+    // Past 22, tanh is 1 to the last bit (and exp would overflow to inf / inf).
+    let limit = c(22.0)?;
+    let saturated = cmpf(e, CmpfPredicate::Ogt, ax, limit)?;
+    let th = select(e, saturated, one, th)?;
+    e.op1("math.copysign", &[th, x], ty, &[])
+}
+
+/// Float power with NumPy's meaning for a negative base: defined (with the right sign) for
+/// integral exponents, NaN otherwise; `x ** 0 == 1` always.
+fn powf<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    let ty = element_type(e.ctx, dt);
+    let c = |v: f64| e.const_scalar(dt, v);
+    let ax = e.op1("math.absf", &[x], ty, &[])?;
+    let r = e.op1("math.powf", &[ax, y], ty, &[])?;
+    let fy = e.op1("math.floor", &[y], ty, &[])?;
+    let is_int = cmpf(e, CmpfPredicate::Oeq, fy, y)?;
+    let half = c(0.5)?;
+    let hy = e.op1("arith.mulf", &[y, half], ty, &[])?;
+    let fhy = e.op1("math.floor", &[hy], ty, &[])?;
+    let not_even = cmpf(e, CmpfPredicate::One, fhy, hy)?;
+    let odd = e.op1("arith.andi", &[is_int, not_even], e.i1(), &[])?;
+    let neg_r = e.op1("arith.negf", &[r], ty, &[])?;
+    let signed = select(e, odd, neg_r, r)?;
+    let nan = c(f64::NAN)?;
+    let neg_case = select(e, is_int, signed, nan)?;
+    let zero = c(0.0)?;
+    let x_neg = cmpf(e, CmpfPredicate::Olt, x, zero)?;
+    let r = select(e, x_neg, neg_case, r)?;
+    let y_zero = cmpf(e, CmpfPredicate::Oeq, y, zero)?;
+    let one = c(1.0)?;
+    select(e, y_zero, one, r)
+}
+
+/// Integer power by repeated squaring, unrolled over the exponent's bits (IREE cannot compile
+/// `math.ipowi`). A negative exponent gives 0, or +-1 for a base of +-1.
+fn ipow<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, b: Value<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    let ty = element_type(e.ctx, dt);
+    let bits = if dt == DType::I32 { 32 } else { 64 };
+    let one = e.const_int(dt, 1)?;
+    let zero = e.const_int(dt, 0)?;
+    let mut result = one;
+    let mut base = b;
+    for i in 0..bits - 1 {
+        let sh = e.const_int(dt, i)?;
+        let shifted = e.op1("arith.shrsi", &[x, sh], ty, &[])?;
+        let bit = e.op1("arith.andi", &[shifted, one], ty, &[])?;
+        let set = cmpi(e, CmpiPredicate::Ne, bit, zero)?;
+        let times = e.op1("arith.muli", &[result, base], ty, &[])?;
+        result = select(e, set, times, result)?;
+        base = e.op1("arith.muli", &[base, base], ty, &[])?;
+    }
+    // Negative exponents.
+    let minus_one = e.const_int(dt, -1)?;
+    let odd_bit = e.op1("arith.andi", &[x, one], ty, &[])?;
+    let odd = cmpi(e, CmpiPredicate::Ne, odd_bit, zero)?;
+    let alt = select(e, odd, minus_one, one)?;
+    let b_is_one = cmpi(e, CmpiPredicate::Eq, b, one)?;
+    let b_is_minus_one = cmpi(e, CmpiPredicate::Eq, b, minus_one)?;
+    let neg = select(e, b_is_minus_one, alt, zero)?;
+    let neg = select(e, b_is_one, one, neg)?;
+    let x_neg = cmpi(e, CmpiPredicate::Slt, x, zero)?;
+    select(e, x_neg, neg, result)
 }

@@ -1,0 +1,87 @@
+//! Every output fixture runs compiled through MLIR and IREE and must agree with the reference
+//! interpreter: exactly for ints and bools, within rtol 1e-6 (f32) / 1e-12 (f64) for floats.
+
+use std::path::Path;
+
+use ptl_lang::fixture::{Expected, load_all};
+use ptl_lang::{Value, map_value};
+use ptl_rt::{Engine, EngineOptions};
+
+fn close_f64(a: f64, b: f64, rtol: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= rtol * a.abs().max(b.abs())
+}
+
+/// Why `got` differs from `want`, if it does.
+pub fn compare(got: &Value, want: &Value) -> Option<String> {
+    if got.dtype() != want.dtype() || got.shape() != want.shape() {
+        return Some(format!("type {} vs expected {}", got.tensor_type(), want.tensor_type()));
+    }
+    let mismatch = |i: usize, g: String, w: String| Some(format!("element {i}: {g} vs expected {w}"));
+    match (got, want) {
+        (Value::F32(g), Value::F32(w)) => {
+            for (i, (a, b)) in g.iter().zip(w.iter()).enumerate() {
+                if !close_f64(*a as f64, *b as f64, 1e-6) {
+                    return mismatch(i, a.to_string(), b.to_string());
+                }
+            }
+            None
+        }
+        (Value::F64(g), Value::F64(w)) => {
+            for (i, (a, b)) in g.iter().zip(w.iter()).enumerate() {
+                if !close_f64(*a, *b, 1e-12) {
+                    return mismatch(i, a.to_string(), b.to_string());
+                }
+            }
+            None
+        }
+        _ => {
+            // Element order only: layouts (strides) may differ.
+            let (g, w) = (
+                map_value!(got, a => format!("{:?}", a.iter().collect::<Vec<_>>())),
+                map_value!(want, a => format!("{:?}", a.iter().collect::<Vec<_>>())),
+            );
+            if g == w { None } else { Some(format!("{g} vs expected {w}")) }
+        }
+    }
+}
+
+#[test]
+fn compiled_fixtures_agree_with_the_interpreter() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let fixtures: Vec<_> = load_all(&dir).into_iter().filter(|f| matches!(f.expected, Expected::Output(_))).collect();
+    assert!(fixtures.len() >= 50, "expected the output fixtures under {}", dir.display());
+    let mut engine = Engine::new(EngineOptions { cache_dir: ptl_rt::CompileCache::default_dir(), ..Default::default() })
+        .expect("IREE runtime starts");
+    let mut failures = Vec::new();
+    for f in &fixtures {
+        let name = f.path.display().to_string();
+        let prog = match ptl_lang::frontend(&f.source) {
+            Ok(p) => p,
+            Err(d) => {
+                failures.push(format!("{name}: frontend failed: {d:?}"));
+                continue;
+            }
+        };
+        let want = match ptl_lang::interp::run_program(&prog) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{name}: interpreter failed: {e}"));
+                continue;
+            }
+        };
+        match engine.run_script(&prog) {
+            Ok(got) if got.len() != want.len() => {
+                failures.push(format!("{name}: {} values vs expected {}", got.len(), want.len()))
+            }
+            Ok(got) => {
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    if let Some(why) = compare(g, w) {
+                        failures.push(format!("{name}: print #{i}: {why}"));
+                    }
+                }
+            }
+            Err(e) => failures.push(format!("{name}: compiled run failed: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} fixtures disagree:\n{}", failures.len(), fixtures.len(), failures.join("\n"));
+}
