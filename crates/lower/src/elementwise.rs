@@ -33,24 +33,73 @@ pub fn dynamic_sizes<'c, 'a>(
     result: &[Dim],
     operands: &[(Value<'c, 'a>, Vec<Idx>)],
 ) -> Result<Vec<Value<'c, 'a>>> {
+    Ok(sizes_with_sources(e, scope, result, operands)?.into_iter().filter_map(|s| s.map(|(v, _)| v)).collect())
+}
+
+/// For each result dim: `None` when static, else its size and which (operand, axis) gave it.
+type Sized<'c, 'a> = Vec<Option<(Value<'c, 'a>, Option<(usize, usize)>)>>;
+
+fn sizes_with_sources<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    result: &[Dim],
+    operands: &[(Value<'c, 'a>, Vec<Idx>)],
+) -> Result<Sized<'c, 'a>> {
     let mut sizes = Vec::new();
     for (i, d) in result.iter().enumerate() {
         if matches!(d, Dim::Static(_)) {
+            sizes.push(None);
             continue;
         }
-        let found = operands.iter().find_map(|(v, idx)| {
-            idx.iter().position(|x| *x == Idx::Loop(i)).map(|axis| (*v, axis))
-        });
-        let size = match (found, d) {
-            (Some((v, axis)), _) => e.dim(v, axis)?,
-            (None, Dim::Symbol(s)) => scope.symbol_size(e, s)?,
+        // Prefer an operand whose dim is static, then any operand, then the signature's symbol.
+        let carriers: Vec<(usize, usize)> = operands
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (_, idx))| idx.iter().position(|x| *x == Idx::Loop(i)).map(|axis| (k, axis)))
+            .collect();
+        let best = carriers.iter().find(|(k, axis)| e.static_dim(operands[*k].0, *axis).is_some()).or(carriers.first());
+        let size = match (best, d) {
+            (Some(&(k, axis)), _) => (e.dim_value(operands[k].0, axis)?, Some((k, axis))),
+            (None, Dim::Symbol(s)) => (scope.symbol_size(e, s)?, None),
             _ => {
                 return Err(LowerError::Internal(format!("no operand gives the size of result dim {i}")));
             }
         };
-        sizes.push(size);
+        sizes.push(Some(size));
     }
     Ok(sizes)
+}
+
+/// Checks at run time that every operand dim indexed by a loop has that loop's size: a `?` that
+/// the checker accepted against a known dim is verified here, before any element is computed.
+fn check_operand_dims<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    result: &[Dim],
+    operands: &[(Value<'c, 'a>, Vec<Idx>)],
+    sizes: &Sized<'c, 'a>,
+    what: &str,
+) -> Result<()> {
+    for (k, (v, idx)) in operands.iter().enumerate() {
+        for (axis, x) in idx.iter().enumerate() {
+            let Idx::Loop(i) = *x else { continue };
+            let Some(want) = result.get(i) else { continue };
+            let have = e.static_dim(*v, axis);
+            match (have, want, &sizes[i]) {
+                (Some(h), Dim::Static(w), _) if h == *w => {}
+                (None, Dim::Static(w), _) => {
+                    let d = e.dim(*v, axis)?;
+                    let c = e.const_index(*w as i64)?;
+                    e.assert_equal(d, c, &format!("{what}: operand {} dim {axis} must be {w}", k + 1))?;
+                }
+                (_, _, Some((size, source))) if *source != Some((k, axis)) => {
+                    let d = e.dim_value(*v, axis)?;
+                    e.assert_equal(d, *size, &format!("{what}: operand {} dim {axis} does not match the other operands", k + 1))?;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An elementwise map over operands broadcast to `result`; `body` gets one element per operand.
@@ -75,7 +124,11 @@ pub fn remap<'c, 'a>(
     dtypes: &[DType],
     body: impl for<'b> FnOnce(&Emitter<'c, 'b>, &[Value<'c, 'b>]) -> Result<Value<'c, 'b>>,
 ) -> Result<Value<'c, 'a>> {
-    let sizes = dynamic_sizes(e, scope, &result.dims, operands)?;
+    let sized = sizes_with_sources(e, scope, &result.dims, operands)?;
+    if operands.len() > 1 || sized.iter().any(|s| s.is_none()) {
+        check_operand_dims(e, &result.dims, operands, &sized, "elementwise operation")?;
+    }
+    let sizes: Vec<Value<'c, 'a>> = sized.into_iter().filter_map(|s| s.map(|(v, _)| v)).collect();
     let init = e.empty(&static_shape(&result.dims), result.dtype, &sizes)?;
     let inputs: Vec<_> =
         operands.iter().zip(dtypes).map(|((v, idx), dt)| (*v, idx.clone(), e.elem(*dt))).collect();

@@ -8,10 +8,10 @@ use melior::{
         RegionLike, Type, Value,
         AffineExpr, ValueLike,
         attribute::{
-            ArrayAttribute, DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute,
+            ArrayAttribute, DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute,
         },
         operation::OperationBuilder,
-        r#type::IntegerType,
+        r#type::{DimSize, IntegerType, RankedTensorType, ShapedTypeLike},
     },
 };
 use ptl_lang::{DType, Dim, TensorType};
@@ -115,12 +115,41 @@ impl<'c, 'a> Emitter<'c, 'a> {
         self.op1("tensor.empty", dynamic, ty, &[])
     }
 
-    /// `tensor.cast` when the static information differs; a no-op otherwise.
+    /// `tensor.cast` when the static information differs; a no-op otherwise. Where a dynamic
+    /// dim becomes static, its size is checked at run time first.
     pub fn cast_tensor(&self, value: Value<'c, 'a>, to: Type<'c>) -> Result<Value<'c, 'a>> {
         if value.r#type() == to {
             return Ok(value);
         }
+        for axis in 0..static_dims(to).len() {
+            if let (None, Some(n)) = (self.static_dim(value, axis), static_dims(to)[axis]) {
+                let d = self.dim(value, axis)?;
+                let expected = self.const_index(n as i64)?;
+                self.assert_equal(d, expected, &format!("dimension {axis} must be {n}"))?;
+            }
+        }
         self.op1("tensor.cast", &[value], to, &[])
+    }
+
+    /// The static size of `value`'s dim `axis`, if its type has one.
+    pub fn static_dim(&self, value: Value<'c, 'a>, axis: usize) -> Option<u64> {
+        static_dims(value.r#type()).get(axis).copied().flatten()
+    }
+
+    /// Fails the call with `message` (a shape mismatch found at run time) unless `a == b`.
+    pub fn assert_equal(&self, a: Value<'c, 'a>, b: Value<'c, 'a>, message: &str) -> Result<()> {
+        let eq = self.append(arith::cmpi(self.ctx, arith::CmpiPredicate::Eq, a, b, self.loc))?;
+        let msg = format!("shape mismatch at run time: {message}");
+        self.op("cf.assert", &[eq], &[], &[("msg", StringAttribute::new(self.ctx, &msg).into())])?;
+        Ok(())
+    }
+
+    /// The run-time size of `value`'s dim `axis` (a constant when static).
+    pub fn dim_value(&self, value: Value<'c, 'a>, axis: usize) -> Result<Value<'c, 'a>> {
+        match self.static_dim(value, axis) {
+            Some(n) => self.const_index(n as i64),
+            None => self.dim(value, axis),
+        }
     }
 
     pub fn affine_map(&self, n_loops: usize, idx: &[Idx]) -> Attribute<'c> {
@@ -218,6 +247,19 @@ impl<'c, 'a> Emitter<'c, 'a> {
 
     pub fn i1(&self) -> Type<'c> {
         IntegerType::new(self.ctx, 1).into()
+    }
+}
+
+/// Each dim of a ranked tensor type: `Some(size)` when static.
+pub fn static_dims(ty: Type<'_>) -> Vec<Option<u64>> {
+    match RankedTensorType::try_from(ty) {
+        Ok(t) => (0..t.rank())
+            .map(|i| match t.dim_size(i) {
+                Ok(DimSize::Static(n)) => Some(n),
+                _ => None,
+            })
+            .collect(),
+        Err(_) => Vec::new(),
     }
 }
 

@@ -171,6 +171,14 @@ fn reshape<'c, 'a>(
         }
         sizes.push(v);
     }
+    let has_unknown = sizes.iter().any(|s| s.is_none());
+    if has_unknown {
+        let rem = e.op1("arith.remui", &[total, known], idx, &[])?;
+        let zero = e.const_index(0)?;
+        e.assert_equal(rem, zero, "`reshape`: the element count is not a multiple of the known dims")?;
+    } else {
+        e.assert_equal(total, known, "`reshape`: the element count changes")?;
+    }
     // The shape travels as i64: index tensors may not cross IREE's dispatch boundaries.
     let i64_ty = crate::types::element_type(e.ctx, ptl_lang::DType::I64);
     let mut shape = Vec::new();

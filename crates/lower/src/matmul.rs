@@ -42,6 +42,21 @@ pub fn matmul<'c, 'a>(
             return Err(LowerError::Internal(format!("matmul of ranks {ra} and {rb}")));
         }
     };
+    // Pairs of dims that must agree: the contracted one, and batch dims.
+    let mut pairs: Vec<(usize, usize)> = match (ra, rb) {
+        (1, 1) | (1, 2) => vec![(0, 0)],
+        (2, 1) => vec![(1, 0)],
+        (n, _) => vec![(n - 1, n - 2)],
+    };
+    if ra == rb && ra > 2 {
+        pairs.extend((0..ra - 2).map(|i| (i, i)));
+    }
+    for (i, j) in pairs {
+        if e.static_dim(a, i).is_none() || e.static_dim(b, j).is_none() {
+            let (da, db) = (e.dim_value(a, i)?, e.dim_value(b, j)?);
+            e.assert_equal(da, db, &format!("`@`: dim {i} of the left operand does not match dim {j} of the right"))?;
+        }
+    }
     let iters: Vec<Iter> = (0..n_loops).map(|l| if l == n_loops - 1 { Iter::Reduction } else { Iter::Parallel }).collect();
     // Sizes of the result dims, read off the operands at the positions feeding each loop.
     let to_out = |idx: &[Idx]| -> Vec<Idx> {

@@ -148,6 +148,11 @@ fn lower_fn<'c>(ctx: &'c Context, prog: &TProgram, f: &TFn) -> Result<Operation<
             let v = abi::from_abi(&e, &scope, arg, &p.ty)?;
             for (axis, d) in p.ty.dims.iter().enumerate() {
                 if let ptl_lang::Dim::Symbol(s) = d {
+                    // Every use of a symbol is the same size; callers inside the program may pass `?`.
+                    if let Some(first) = scope.symbol_size_if_bound(&e, s)? {
+                        let here = e.dim(arg, axis)?;
+                        e.assert_equal(here, first, &format!("`{}`: argument `{}` dim {axis} must equal `{s}`", f.name, p.name))?;
+                    }
                     scope.bind_symbol(s, arg, axis);
                 }
             }

@@ -48,7 +48,10 @@ pub fn compare(got: &Value, want: &Value) -> Option<String> {
 #[test]
 fn compiled_fixtures_agree_with_the_interpreter() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
-    let fixtures: Vec<_> = load_all(&dir).into_iter().filter(|f| matches!(f.expected, Expected::Output(_))).collect();
+    let all = load_all(&dir);
+    let runtime_errors: Vec<_> =
+        all.iter().filter(|f| matches!(&f.expected, Expected::Error(e) if e.starts_with("runtime error"))).collect();
+    let fixtures: Vec<_> = all.iter().filter(|f| matches!(f.expected, Expected::Output(_))).collect();
     assert!(fixtures.len() >= 50, "expected the output fixtures under {}", dir.display());
     let mut engine = Engine::new(EngineOptions { cache_dir: ptl_rt::CompileCache::default_dir(), ..Default::default() })
         .expect("IREE runtime starts");
@@ -83,5 +86,40 @@ fn compiled_fixtures_agree_with_the_interpreter() {
             Err(e) => failures.push(format!("{name}: compiled run failed: {e}")),
         }
     }
+    // Programs that type-check but fail at run time must fail compiled too, never print.
+    for f in &runtime_errors {
+        let name = f.path.display().to_string();
+        match ptl_lang::frontend(&f.source).map(|p| engine.run_script(&p)) {
+            Ok(Ok(v)) => failures.push(format!("{name}: compiled run printed {v:?} instead of failing")),
+            // Either the run-time check fires, or IREE folds the constant shapes and refuses them.
+            Ok(Err(e)) => assert!(e.to_string().contains("mismatch") || e.to_string().contains("shape"), "{name}: {e}"),
+            Err(d) => failures.push(format!("{name}: frontend failed: {d:?}")),
+        }
+    }
     assert!(failures.is_empty(), "{} of {} fixtures disagree:\n{}", failures.len(), fixtures.len(), failures.join("\n"));
+}
+
+fn f64s(v: &[f64]) -> Value {
+    Value::F64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[v.len()]), v.to_vec()).unwrap())
+}
+
+#[test]
+fn unknown_dims_are_checked_inside_compiled_code() {
+    let src = "fn f(a: f64[?], b: f64[3]) { a + b }\n\
+               fn g(a: f64[?], b: f64[?, 2]) { b @ a }\n\
+               fn h(a: f64[?]) { reshape(a, [?, 2]) }\n";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let mut e = Engine::new(EngineOptions::default()).unwrap();
+    assert_eq!(e.call(&prog, "f", &[f64s(&[1.0, 2.0, 3.0]), f64s(&[1.0, 1.0, 1.0])]).unwrap(), vec![f64s(&[2.0, 3.0, 4.0])]);
+    let err = e.call(&prog, "f", &[f64s(&[1.0, 2.0]), f64s(&[1.0, 1.0, 1.0])]).unwrap_err().to_string();
+    // IREE may turn the check into its own argument assertion; both name the mismatch.
+    assert!(err.contains("mismatch"), "{err}");
+    let m = Value::F64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[2, 2]), vec![1.0, 2.0, 3.0, 4.0]).unwrap());
+    assert_eq!(e.call(&prog, "g", &[f64s(&[1.0, 1.0]), m.clone()]).unwrap(), vec![f64s(&[3.0, 7.0])]);
+    let err = e.call(&prog, "g", &[f64s(&[1.0, 1.0, 1.0]), m]).unwrap_err().to_string();
+    assert!(err.contains("mismatch"), "{err}");
+    let err = e.call(&prog, "h", &[f64s(&[1.0, 2.0, 3.0])]).unwrap_err().to_string();
+    assert!(err.contains("`reshape`") || err.contains("mismatch"), "{err}");
+    // The engine is still usable after a failed call.
+    assert_eq!(e.call(&prog, "h", &[f64s(&[1.0, 2.0])]).unwrap()[0].shape(), &[1, 2]);
 }
