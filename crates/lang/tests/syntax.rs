@@ -9,7 +9,11 @@ use ptl_lang::{Diagnostic, ErrorKind, parse, print_program};
 
 fn parse_ok(src: &str) -> Program {
     let (program, diags) = parse(src);
-    assert!(diags.is_empty(), "unexpected diagnostics for {src:?}:\n{}", render_all(&diags, "t.ptl", src, false));
+    assert!(
+        diags.is_empty(),
+        "unexpected diagnostics for {src:?}:\n{}",
+        render_all(&diags, "t.ptl", src, false)
+    );
     program.expect("a program when there are no diagnostics")
 }
 
@@ -86,25 +90,35 @@ fn precedence_is_reflected_by_minimal_parentheses() {
 #[test]
 fn unary_minus_binds_looser_than_power() {
     let e = expr_of("-x ** 2").without_spans();
-    let ExprKind::Unary(UnOp::Neg, inner) = e.kind else { panic!("expected negation, got {e:?}") };
+    let ExprKind::Unary(UnOp::Neg, inner) = e.kind else {
+        panic!("expected negation, got {e:?}")
+    };
     assert!(matches!(inner.kind, ExprKind::Binary(BinOp::Pow, _, _)));
 }
 
 #[test]
 fn negative_literal_is_negation_of_literal() {
     let e = expr_of("-1.0").without_spans();
-    let ExprKind::Unary(UnOp::Neg, inner) = e.kind else { panic!("expected negation, got {e:?}") };
+    let ExprKind::Unary(UnOp::Neg, inner) = e.kind else {
+        panic!("expected negation, got {e:?}")
+    };
     assert_eq!(inner.kind, ExprKind::Float(1.0));
 }
 
 #[test]
 fn dtype_and_question_mark_are_expressions_in_argument_position() {
     let e = expr_of("reshape(cast(x, i32), [2, ?])").without_spans();
-    let ExprKind::Call(f, args) = e.kind else { panic!() };
+    let ExprKind::Call(f, args) = e.kind else {
+        panic!()
+    };
     assert_eq!(f.name, "reshape");
-    let ExprKind::Call(_, inner) = &args[0].kind else { panic!() };
+    let ExprKind::Call(_, inner) = &args[0].kind else {
+        panic!()
+    };
     assert_eq!(inner[1].kind, ExprKind::DType(DType::I32));
-    let ExprKind::Array(dims) = &args[1].kind else { panic!() };
+    let ExprKind::Array(dims) = &args[1].kind else {
+        panic!()
+    };
     assert_eq!(dims[1].kind, ExprKind::UnknownDim);
 }
 
@@ -128,17 +142,30 @@ fn spans_cover_their_source() {
     let ty = l.ty.as_ref().expect("declared type");
     assert_eq!(&src[ty.span.clone()], "f64[n]");
     assert_eq!(&src[ty.dims[0].span.clone()], "n");
-    assert_eq!(&src[l.value.span.clone()], "-a + f(b, [1, 2]).T ** 2 : f64[n]");
-    let ExprKind::Ascribe(sum, _) = &l.value.kind else { panic!() };
+    assert_eq!(
+        &src[l.value.span.clone()],
+        "-a + f(b, [1, 2]).T ** 2 : f64[n]"
+    );
+    let ExprKind::Ascribe(sum, _) = &l.value.kind else {
+        panic!()
+    };
     assert_eq!(&src[sum.span.clone()], "-a + f(b, [1, 2]).T ** 2");
-    let ExprKind::Binary(BinOp::Add, neg, pow) = &sum.kind else { panic!() };
+    let ExprKind::Binary(BinOp::Add, neg, pow) = &sum.kind else {
+        panic!()
+    };
     assert_eq!(&src[neg.span.clone()], "-a");
     assert_eq!(&src[pow.span.clone()], "f(b, [1, 2]).T ** 2");
-    let ExprKind::Binary(BinOp::Pow, t, _) = &pow.kind else { panic!() };
+    let ExprKind::Binary(BinOp::Pow, t, _) = &pow.kind else {
+        panic!()
+    };
     assert_eq!(&src[t.span.clone()], "f(b, [1, 2]).T");
-    let ExprKind::Transpose(call) = &t.kind else { panic!() };
+    let ExprKind::Transpose(call) = &t.kind else {
+        panic!()
+    };
     assert_eq!(&src[call.span.clone()], "f(b, [1, 2])");
-    let ExprKind::Call(name, args) = &call.kind else { panic!() };
+    let ExprKind::Call(name, args) = &call.kind else {
+        panic!()
+    };
     assert_eq!(&src[name.span.clone()], "f");
     assert_eq!(&src[args[1].span.clone()], "[1, 2]");
 }
@@ -147,7 +174,9 @@ fn spans_cover_their_source() {
 fn parenthesised_expression_span_includes_parentheses() {
     let src = "print (a + b) * c;";
     let e = expr_of("(a + b) * c");
-    let ExprKind::Binary(_, lhs, _) = &e.kind else { panic!() };
+    let ExprKind::Binary(_, lhs, _) = &e.kind else {
+        panic!()
+    };
     assert_eq!(&src[lhs.span.clone()], "(a + b)");
 }
 
@@ -163,7 +192,10 @@ fn function_definitions() {
     assert_eq!(f.body.lets.len(), 1);
     assert!(matches!(f.body.result.kind, ExprKind::Tuple(ref xs) if xs.len() == 2));
     assert_eq!(&src[f.span.clone()], src.trim_end());
-    assert_eq!(&src[f.body.span.clone()], &src[src.find('{').unwrap_or(0)..src.len() - 1]);
+    assert_eq!(
+        &src[f.body.span.clone()],
+        &src[src.find('{').unwrap_or(0)..src.len() - 1]
+    );
 }
 
 #[test]
@@ -223,15 +255,36 @@ print v;
 print g(cast(w, f32));
 ";
     assert_eq!(printed, want);
-    assert_eq!(print_program(&parse_ok(&printed)), printed, "printing is idempotent");
+    assert_eq!(
+        print_program(&parse_ok(&printed)),
+        printed,
+        "printing is idempotent"
+    );
 }
 
 #[test]
 fn floats_print_as_floats_and_read_back_exactly() {
-    for x in [0.0, 1.0, 0.1, 1e-300, 5e-324, 1e16, 123456789.0, f64::MAX, 2.5e10, 1.0 / 3.0] {
-        let e = Expr { kind: ExprKind::Float(x), span: 0..0 };
+    for x in [
+        0.0,
+        1.0,
+        0.1,
+        1e-300,
+        5e-324,
+        1e16,
+        123456789.0,
+        f64::MAX,
+        2.5e10,
+        1.0 / 3.0,
+    ] {
+        let e = Expr {
+            kind: ExprKind::Float(x),
+            span: 0..0,
+        };
         let text = print_expr(&e);
-        assert!(text.contains(['.', 'e']), "{text} does not look like a float");
+        assert!(
+            text.contains(['.', 'e']),
+            "{text} does not look like a float"
+        );
         assert_eq!(expr_of(&text).kind, ExprKind::Float(x), "{text}");
     }
 }
@@ -240,32 +293,70 @@ fn floats_print_as_floats_and_read_back_exactly() {
 
 fn assert_single(src: &str, kind: ErrorKind, span_text: &str, message_part: &str) {
     let diags = errors(src);
-    assert_eq!(diags.len(), 1, "expected one diagnostic for {src:?}, got:\n{}", rendered(src));
+    assert_eq!(
+        diags.len(),
+        1,
+        "expected one diagnostic for {src:?}, got:\n{}",
+        rendered(src)
+    );
     let d = &diags[0];
     assert_eq!(d.kind, kind, "{src:?}");
-    assert_eq!(&src[d.span.clone()], span_text, "span for {src:?}: {}", d.message);
+    assert_eq!(
+        &src[d.span.clone()],
+        span_text,
+        "span for {src:?}: {}",
+        d.message
+    );
     let text = format!("{} {}", d.message, d.notes.join(" "));
-    assert!(text.contains(message_part), "message {text:?} lacks {message_part:?}");
+    assert!(
+        text.contains(message_part),
+        "message {text:?} lacks {message_part:?}"
+    );
 }
 
 #[test]
 fn single_errors_have_precise_spans() {
     use ErrorKind::{Lex, Syntax};
-    assert_single("let x = 1\nprint x;", Syntax, "1", "expected `;` after `let` statement, found `print`");
-    assert_single("let x = 1 + ;", Syntax, ";", "expected expression, found `;`");
+    assert_single(
+        "let x = 1\nprint x;",
+        Syntax,
+        "1",
+        "expected `;` after `let` statement, found `print`",
+    );
+    assert_single(
+        "let x = 1 + ;",
+        Syntax,
+        ";",
+        "expected expression, found `;`",
+    );
     assert_single("print a < b < c;", Syntax, "<", "cannot be chained");
     assert_single("print x.y;", Syntax, "y", "expected `T` after `.`");
     assert_single("let x = .5;", Lex, ".5", "needs a digit before the `.`");
     assert_single("let x = 1.;", Lex, "1.", "needs a digit after the `.`");
-    assert_single("let x = 99999999999999999999;", Lex, "99999999999999999999", "too large");
+    assert_single(
+        "let x = 99999999999999999999;",
+        Lex,
+        "99999999999999999999",
+        "too large",
+    );
     assert_single("let x = 1e999;", Lex, "1e999", "out of range");
     assert_single("let x = 2x;", Lex, "2x", "invalid number literal");
     assert_single("let x = 1 # 2;", Lex, "#", "unexpected character `#`");
     assert_single("let x = é;", Lex, "é", "unexpected character");
-    assert_single("x = 1;", Syntax, "x", "expected `fn`, `let` or `print`, found identifier `x`");
+    assert_single(
+        "x = 1;",
+        Syntax,
+        "x",
+        "expected `fn`, `let` or `print`, found identifier `x`",
+    );
     assert_single("fn f(x: f65) { x }", Syntax, "f65", "expected type");
     assert_single("fn f(x f64) { x }", Syntax, "f64", "expected `:`");
-    assert_single("fn f(x: f64) { let y = x; }", Syntax, "}", "result expression");
+    assert_single(
+        "fn f(x: f64) { let y = x; }",
+        Syntax,
+        "}",
+        "result expression",
+    );
     assert_single("let x = f(1, 2 3);", Syntax, "3", "found integer `3`");
     assert_single("let x = [1, 2;", Syntax, ";", "`]`");
     assert_single("print (1, 2;", Syntax, ";", "`)`");
@@ -303,8 +394,15 @@ print [1.0, 2.0) + a;
     let first = src.find("* ;").map(|i| i + 2).unwrap_or(0);
     assert_eq!(diags[0].span, first..first + 1);
     assert_eq!(spans[1], ")", "the `;` is missing right after the call");
-    assert!(diags[1].message.contains("expected `;` after `let` statement, found `print`"));
-    assert_eq!(diags[2].span.start, src.find("2.0)").map(|i| i + 3).unwrap_or(0));
+    assert!(
+        diags[1]
+            .message
+            .contains("expected `;` after `let` statement, found `print`")
+    );
+    assert_eq!(
+        diags[2].span.start,
+        src.find("2.0)").map(|i| i + 3).unwrap_or(0)
+    );
     // The rest of the program is still there.
     let p = parse(src).0.expect("partial program");
     assert_eq!(p.items.len(), 4);
@@ -321,7 +419,10 @@ print @;
 ";
     let diags = errors(src);
     assert_eq!(diags.len(), 5, "{}", rendered(src));
-    let lines: Vec<usize> = diags.iter().map(|d| src[..d.span.start].matches('\n').count()).collect();
+    let lines: Vec<usize> = diags
+        .iter()
+        .map(|d| src[..d.span.start].matches('\n').count())
+        .collect();
     assert_eq!(lines, [0, 1, 2, 3, 4]);
 }
 
@@ -331,10 +432,16 @@ fn error_snapshots() {
         ("missing_semicolon", "let x = 1\nprint x;\n"),
         ("chained_comparison", "print a < b < c;\n"),
         ("leading_dot_float", "let x = .5 * y;\n"),
-        ("integer_overflow", "let big = 123456789012345678901234567890;\n"),
+        (
+            "integer_overflow",
+            "let big = 123456789012345678901234567890;\n",
+        ),
         ("bad_postfix", "print x.shape;\n"),
         ("stray_expression", "x + 1;\nprint x;\n"),
-        ("missing_block_result", "fn f(x: f64) -> f64 {\n    let y = x * 2.0;\n}\n"),
+        (
+            "missing_block_result",
+            "fn f(x: f64) -> f64 {\n    let y = x * 2.0;\n}\n",
+        ),
         ("bad_type", "fn f(x: float[n]) -> f64 { x }\n"),
         ("unclosed_call", "let y = sum(x, [0];\n"),
         (
@@ -353,7 +460,11 @@ fn error_snapshots() {
 fn deep_nesting_is_reported_not_a_crash() {
     let deep = format!("print {}1{};", "(".repeat(100_000), ")".repeat(100_000));
     let diags = errors(&deep);
-    assert!(diags.iter().any(|d| d.message.contains("nested too deeply")));
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.message.contains("nested too deeply"))
+    );
     let long = format!("print 1{};", " + 1".repeat(100_000));
     assert!(!errors(&long).is_empty());
     let negs = format!("print {}1;", "-".repeat(100_000));
@@ -370,7 +481,18 @@ fn moderate_nesting_parses() {
 
 #[test]
 fn unclosed_delimiters_do_not_hang() {
-    for src in ["print (", "print [", "fn f(", "fn f(x: f64) {", "let x = ((((", "{{{{", ")))]]]}}}", "fn", "let", "print"] {
+    for src in [
+        "print (",
+        "print [",
+        "fn f(",
+        "fn f(x: f64) {",
+        "let x = ((((",
+        "{{{{",
+        ")))]]]}}}",
+        "fn",
+        "let",
+        "print",
+    ] {
         assert!(!parse(src).1.is_empty(), "{src:?}");
     }
 }
@@ -379,7 +501,9 @@ mod props {
     use super::*;
     use proptest::prelude::*;
 
-    const KEYWORDS: [&str; 10] = ["fn", "let", "print", "true", "false", "f32", "f64", "i32", "i64", "bool"];
+    const KEYWORDS: [&str; 10] = [
+        "fn", "let", "print", "true", "false", "f32", "f64", "i32", "i64", "bool",
+    ];
     const NO_SPAN: std::ops::Range<usize> = 0..0;
 
     fn name() -> impl Strategy<Value = String> {
@@ -387,7 +511,10 @@ mod props {
     }
 
     fn ident() -> impl Strategy<Value = Ident> {
-        name().prop_map(|name| Ident { name, span: NO_SPAN })
+        name().prop_map(|name| Ident {
+            name,
+            span: NO_SPAN,
+        })
     }
 
     fn dtype() -> impl Strategy<Value = DType> {
@@ -401,21 +528,32 @@ mod props {
             Just(Dim::Unknown),
         ]
         .prop_map(|dim| DimExpr { dim, span: NO_SPAN });
-        (dtype(), prop::collection::vec(dim, 0..3)).prop_map(|(dtype, dims)| TypeExpr { dtype, dims, span: NO_SPAN })
+        (dtype(), prop::collection::vec(dim, 0..3)).prop_map(|(dtype, dims)| TypeExpr {
+            dtype,
+            dims,
+            span: NO_SPAN,
+        })
     }
 
     fn e(kind: ExprKind) -> Expr {
-        Expr { kind, span: NO_SPAN }
+        Expr {
+            kind,
+            span: NO_SPAN,
+        }
     }
 
     fn binop() -> impl Strategy<Value = BinOp> {
         use BinOp::*;
-        prop::sample::select(vec![Add, Sub, Mul, Div, Pow, MatMul, Lt, Le, Gt, Ge, Eq, Ne])
+        prop::sample::select(vec![
+            Add, Sub, Mul, Div, Pow, MatMul, Lt, Le, Gt, Ge, Eq, Ne,
+        ])
     }
 
     fn float() -> impl Strategy<Value = f64> {
         prop_oneof![
-            any::<f64>().prop_filter("finite", |x| x.is_finite()).prop_map(f64::abs),
+            any::<f64>()
+                .prop_filter("finite", |x| x.is_finite())
+                .prop_map(f64::abs),
             (0u32..1000).prop_map(|n| f64::from(n) / 8.0),
             prop::sample::select(vec![0.0, 1.0, 0.1, 1e-300, 5e-324, 1e16, f64::MAX]),
         ]
@@ -434,11 +572,18 @@ mod props {
         leaf.prop_recursive(4, 48, 3, |inner| {
             let list = prop::collection::vec(inner.clone(), 0..3);
             prop_oneof![
-                inner.clone().prop_map(|x| e(ExprKind::Unary(UnOp::Neg, Box::new(x)))),
-                (binop(), inner.clone(), inner.clone())
-                    .prop_map(|(op, a, b)| e(ExprKind::Binary(op, Box::new(a), Box::new(b)))),
+                inner
+                    .clone()
+                    .prop_map(|x| e(ExprKind::Unary(UnOp::Neg, Box::new(x)))),
+                (binop(), inner.clone(), inner.clone()).prop_map(|(op, a, b)| e(ExprKind::Binary(
+                    op,
+                    Box::new(a),
+                    Box::new(b)
+                ))),
                 (ident(), list.clone()).prop_map(|(f, args)| e(ExprKind::Call(f, args))),
-                inner.clone().prop_map(|x| e(ExprKind::Transpose(Box::new(x)))),
+                inner
+                    .clone()
+                    .prop_map(|x| e(ExprKind::Transpose(Box::new(x)))),
                 (inner.clone(), ty()).prop_map(|(x, t)| e(ExprKind::Ascribe(Box::new(x), t))),
                 list.clone().prop_map(|xs| e(ExprKind::Array(xs))),
                 list.prop_map(|xs| e(ExprKind::Tuple(xs))),
@@ -447,7 +592,12 @@ mod props {
     }
 
     fn let_() -> impl Strategy<Value = Let> {
-        (ident(), prop::option::of(ty()), expr()).prop_map(|(name, ty, value)| Let { name, ty, value, span: NO_SPAN })
+        (ident(), prop::option::of(ty()), expr()).prop_map(|(name, ty, value)| Let {
+            name,
+            ty,
+            value,
+            span: NO_SPAN,
+        })
     }
 
     fn item() -> impl Strategy<Value = Item> {
@@ -460,12 +610,25 @@ mod props {
             expr(),
         )
             .prop_map(|(name, params, ret, lets, result)| {
-                Item::Fn(FnDef { name, params, ret, body: Block { lets, result, span: NO_SPAN }, span: NO_SPAN })
+                Item::Fn(FnDef {
+                    name,
+                    params,
+                    ret,
+                    body: Block {
+                        lets,
+                        result,
+                        span: NO_SPAN,
+                    },
+                    span: NO_SPAN,
+                })
             });
         prop_oneof![
             fn_def,
             let_().prop_map(Item::Let),
-            expr().prop_map(|value| Item::Print(Print { value, span: NO_SPAN })),
+            expr().prop_map(|value| Item::Print(Print {
+                value,
+                span: NO_SPAN
+            })),
         ]
     }
 
@@ -474,9 +637,10 @@ mod props {
     }
 
     const TOKENS: [&str; 48] = [
-        "fn", "let", "print", "true", "false", "f32", "f64", "i32", "i64", "bool", "x", "T", "sum", "42", "1.5",
-        "1e-3", ".5", "1.", "1e", "+", "-", "*", "**", "/", "@", "<", "<=", ">", ">=", "==", "!=", "->", ":", ";",
-        ",", ".", "(", ")", "[", "]", "{", "}", "?", "=", "//", "\n", "é", "!",
+        "fn", "let", "print", "true", "false", "f32", "f64", "i32", "i64", "bool", "x", "T", "sum",
+        "42", "1.5", "1e-3", ".5", "1.", "1e", "+", "-", "*", "**", "/", "@", "<", "<=", ">", ">=",
+        "==", "!=", "->", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}", "?", "=", "//", "\n",
+        "é", "!",
     ];
 
     proptest! {

@@ -136,7 +136,10 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
     let exponent = one_of("eE").then(one_of("+-").or_not()).then(digits);
 
     // `1`, `1.5`, `1e3`, `1.5e-3`; `1.T` is the integer 1 followed by `.T`.
-    let number_core = digits.then(just('.').then(digits).or_not()).then(exponent.or_not()).to_slice();
+    let number_core = digits
+        .then(just('.').then(digits).or_not())
+        .then(exponent.or_not())
+        .to_slice();
     let plain_number = number_core
         .then(ident_char.repeated().at_least(1).to_slice().or_not())
         .map_with(|(core, suffix): (&'src str, Option<&'src str>), e| {
@@ -205,15 +208,22 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
     ));
 
     // Characters that can start no token; a run of them is reported once.
-    let starts_nothing =
-        |c: &char| !(c.is_whitespace() || c.is_ascii_alphanumeric() || "_+-*/@<>=!:;,.?()[]{}".contains(*c));
+    let starts_nothing = |c: &char| {
+        !(c.is_whitespace() || c.is_ascii_alphanumeric() || "_+-*/@<>=!:;,.?()[]{}".contains(*c))
+    };
     let bad = any()
         .then(any().filter(move |c: &char| starts_nothing(c)).repeated())
         .to_slice()
         .map(Raw::Bad);
 
-    let comment = just("//").then(any().and_is(just('\n').not()).repeated()).ignored();
-    let blank = any().filter(|c: &char| c.is_whitespace()).ignored().or(comment).repeated();
+    let comment = just("//")
+        .then(any().and_is(just('\n').not()).repeated())
+        .ignored();
+    let blank = any()
+        .filter(|c: &char| c.is_whitespace())
+        .ignored()
+        .or(comment)
+        .repeated();
 
     let token = choice((
         trailing_dot,
@@ -227,7 +237,13 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
     ));
 
     blank
-        .ignore_then(token.map_with(|t, e| (t, e.span())).then_ignore(blank).repeated().collect())
+        .ignore_then(
+            token
+                .map_with(|t, e| (t, e.span()))
+                .then_ignore(blank)
+                .repeated()
+                .collect(),
+        )
         .then_ignore(end())
 }
 
@@ -246,8 +262,12 @@ pub fn lex(src: &str) -> Lexed<'_> {
         .into_iter()
         .map(|e| {
             let span = e.span().into_range();
-            Diagnostic::new(ErrorKind::Lex, span.clone(), format!("cannot read the source here: {e}"))
-                .with_label(span, "unreadable")
+            Diagnostic::new(
+                ErrorKind::Lex,
+                span.clone(),
+                format!("cannot read the source here: {e}"),
+            )
+            .with_label(span, "unreadable")
         })
         .collect();
     let mut tokens = Vec::new();
@@ -267,14 +287,24 @@ pub fn lex(src: &str) -> Lexed<'_> {
             }
         }
     }
-    Lexed { tokens, diagnostics: diags, skipped }
+    Lexed {
+        tokens,
+        diagnostics: diags,
+        skipped,
+    }
 }
 
 fn bad_chars(text: &str, span: Span) -> Diagnostic {
     let (what, label) = if text.chars().count() == 1 {
-        (format!("unexpected character `{text}`"), "this character starts no token")
+        (
+            format!("unexpected character `{text}`"),
+            "this character starts no token",
+        )
     } else {
-        (format!("unexpected characters `{text}`"), "these characters start no token")
+        (
+            format!("unexpected characters `{text}`"),
+            "these characters start no token",
+        )
     };
     let d = Diagnostic::new(ErrorKind::Lex, span.clone(), what).with_label(span, label);
     match text.chars().next() {
@@ -290,7 +320,9 @@ fn bad_chars(text: &str, span: Span) -> Diagnostic {
 /// Turns a number literal into its token, with a diagnostic when it is malformed. The token
 /// is always the closest reading, so parsing can go on.
 fn number<'src>(text: &str, shape: NumShape, span: Span) -> (Token<'src>, Option<Diagnostic>) {
-    let err = |msg: String, label: &str| Some(Diagnostic::new(ErrorKind::Lex, span.clone(), msg).with_label(span.clone(), label));
+    let err = |msg: String, label: &str| {
+        Some(Diagnostic::new(ErrorKind::Lex, span.clone(), msg).with_label(span.clone(), label))
+    };
     match shape {
         NumShape::Ok => {
             if text.contains(['.', 'e', 'E']) {
@@ -300,8 +332,13 @@ fn number<'src>(text: &str, shape: NumShape, span: Span) -> (Token<'src>, Option
                     Ok(n) => (Token::Int(n), None),
                     Err(_) => (
                         Token::Int(0),
-                        err(format!("integer literal `{text}` is too large"), "does not fit in 64 bits")
-                            .map(|d| d.with_note(format!("the largest integer literal is {}", i64::MAX))),
+                        err(
+                            format!("integer literal `{text}` is too large"),
+                            "does not fit in 64 bits",
+                        )
+                        .map(|d| {
+                            d.with_note(format!("the largest integer literal is {}", i64::MAX))
+                        }),
                     ),
                 }
             }
@@ -311,8 +348,11 @@ fn number<'src>(text: &str, shape: NumShape, span: Span) -> (Token<'src>, Option
             let (tok, _) = float(&fixed, span.clone());
             (
                 tok,
-                err(format!("float literal `{text}` needs a digit before the `.`"), "no leading digit")
-                    .map(|d| d.with_note(format!("write `{fixed}`"))),
+                err(
+                    format!("float literal `{text}` needs a digit before the `.`"),
+                    "no leading digit",
+                )
+                .map(|d| d.with_note(format!("write `{fixed}`"))),
             )
         }
         NumShape::TrailingDot => {
@@ -320,8 +360,11 @@ fn number<'src>(text: &str, shape: NumShape, span: Span) -> (Token<'src>, Option
             let (tok, _) = float(&fixed, span.clone());
             (
                 tok,
-                err(format!("float literal `{text}` needs a digit after the `.`"), "no digit after `.`")
-                    .map(|d| d.with_note(format!("write `{fixed}`"))),
+                err(
+                    format!("float literal `{text}` needs a digit after the `.`"),
+                    "no digit after `.`",
+                )
+                .map(|d| d.with_note(format!("write `{fixed}`"))),
             )
         }
         NumShape::Suffix(at) => {
@@ -342,9 +385,13 @@ fn float<'src>(text: &str, span: Span) -> (Token<'src>, Option<Diagnostic>) {
         _ => (
             Token::Float(0.0),
             Some(
-                Diagnostic::new(ErrorKind::Lex, span.clone(), format!("float literal `{text}` is out of range"))
-                    .with_label(span, "too large for a 64-bit float")
-                    .with_note(format!("the largest finite float is about {:e}", f64::MAX)),
+                Diagnostic::new(
+                    ErrorKind::Lex,
+                    span.clone(),
+                    format!("float literal `{text}` is out of range"),
+                )
+                .with_label(span, "too large for a 64-bit float")
+                .with_note(format!("the largest finite float is about {:e}", f64::MAX)),
             ),
         ),
     }
@@ -356,42 +403,64 @@ mod tests {
 
     fn kinds(src: &str) -> Vec<Token<'_>> {
         let lexed = lex(src);
-        assert!(lexed.diagnostics.is_empty(), "{src:?}: {:?}", lexed.diagnostics);
+        assert!(
+            lexed.diagnostics.is_empty(),
+            "{src:?}: {:?}",
+            lexed.diagnostics
+        );
         lexed.tokens.into_iter().map(|(t, _)| t).collect()
     }
 
     #[test]
     fn operators_take_the_longest_match() {
         use Token::*;
-        assert_eq!(kinds("** * -> - <= < >= > == = != ; // gone"), [
-            StarStar, Star, Arrow, Minus, Le, Lt, Ge, Gt, EqEq, Assign, Ne, Semi
-        ]);
+        assert_eq!(
+            kinds("** * -> - <= < >= > == = != ; // gone"),
+            [
+                StarStar, Star, Arrow, Minus, Le, Lt, Ge, Gt, EqEq, Assign, Ne, Semi
+            ]
+        );
     }
 
     #[test]
     fn keywords_dtypes_and_names() {
         use Token::*;
-        assert_eq!(kinds("fn let print true false f32 f64 i32 i64 bool fnx _a T"), [
-            Fn,
-            Let,
-            Print,
-            True,
-            False,
-            DType(crate::types::DType::F32),
-            DType(crate::types::DType::F64),
-            DType(crate::types::DType::I32),
-            DType(crate::types::DType::I64),
-            DType(crate::types::DType::Bool),
-            Ident("fnx"),
-            Ident("_a"),
-            Ident("T"),
-        ]);
+        assert_eq!(
+            kinds("fn let print true false f32 f64 i32 i64 bool fnx _a T"),
+            [
+                Fn,
+                Let,
+                Print,
+                True,
+                False,
+                DType(crate::types::DType::F32),
+                DType(crate::types::DType::F64),
+                DType(crate::types::DType::I32),
+                DType(crate::types::DType::I64),
+                DType(crate::types::DType::Bool),
+                Ident("fnx"),
+                Ident("_a"),
+                Ident("T"),
+            ]
+        );
     }
 
     #[test]
     fn numbers() {
         use Token::*;
-        assert_eq!(kinds("0 42 1.5 1e3 2.5E-2 1.T"), [Int(0), Int(42), Float(1.5), Float(1e3), Float(2.5e-2), Int(1), Dot, Ident("T")]);
+        assert_eq!(
+            kinds("0 42 1.5 1e3 2.5E-2 1.T"),
+            [
+                Int(0),
+                Int(42),
+                Float(1.5),
+                Float(1e3),
+                Float(2.5e-2),
+                Int(1),
+                Dot,
+                Ident("T")
+            ]
+        );
     }
 
     #[test]
@@ -403,7 +472,12 @@ mod tests {
 
     #[test]
     fn malformed_numbers_still_yield_a_token() {
-        for (src, tok) in [(".5", Token::Float(0.5)), ("1.", Token::Float(1.0)), ("3abc", Token::Int(3)), ("1e400", Token::Float(0.0))] {
+        for (src, tok) in [
+            (".5", Token::Float(0.5)),
+            ("1.", Token::Float(1.0)),
+            ("3abc", Token::Int(3)),
+            ("1e400", Token::Float(0.0)),
+        ] {
             let lexed = lex(src);
             assert_eq!(lexed.diagnostics.len(), 1, "{src}");
             assert_eq!(lexed.diagnostics[0].kind, ErrorKind::Lex);

@@ -26,36 +26,59 @@ pub const MAX_NESTING: usize = 256;
 /// Returns the program (partial, with `ExprKind::Error` holes, when there are errors) and
 /// every diagnostic, in source order. The program is usable only when the list is empty.
 pub fn parse(src: &str) -> (Option<Program>, Vec<Diagnostic>) {
-    let lexer::Lexed { tokens, diagnostics: mut diags, skipped } = lexer::lex(src);
+    let lexer::Lexed {
+        tokens,
+        diagnostics: mut diags,
+        skipped,
+    } = lexer::lex(src);
     if let Some(d) = nesting_error(&tokens) {
         diags.push(d);
         return (None, diags);
     }
     let layout = parser::Layout::new(src, &tokens);
-    let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens.iter().map(|(t, s)| (*t, SimpleSpan::from(s.clone()))).collect();
+    let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens
+        .iter()
+        .map(|(t, s)| (*t, SimpleSpan::from(s.clone())))
+        .collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
-    let (program, errors) = parser::program(&layout).parse(spanned.as_slice().split_token_span(eoi)).into_output_errors();
+    let (program, errors) = parser::program(&layout)
+        .parse(spanned.as_slice().split_token_span(eoi))
+        .into_output_errors();
     finish(&tokens, &skipped, &errors, &mut diags);
     (program, diags)
 }
 
 /// Parses a single expression, as typed at a REPL prompt.
 pub fn parse_expr(src: &str) -> (Option<Expr>, Vec<Diagnostic>) {
-    let lexer::Lexed { tokens, diagnostics: mut diags, skipped } = lexer::lex(src);
+    let lexer::Lexed {
+        tokens,
+        diagnostics: mut diags,
+        skipped,
+    } = lexer::lex(src);
     if let Some(d) = nesting_error(&tokens) {
         diags.push(d);
         return (None, diags);
     }
-    let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens.iter().map(|(t, s)| (*t, SimpleSpan::from(s.clone()))).collect();
+    let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens
+        .iter()
+        .map(|(t, s)| (*t, SimpleSpan::from(s.clone())))
+        .collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
-    let (expr, errors) =
-        parser::expr().then_ignore(end()).parse(spanned.as_slice().split_token_span(eoi)).into_output_errors();
+    let (expr, errors) = parser::expr()
+        .then_ignore(end())
+        .parse(spanned.as_slice().split_token_span(eoi))
+        .into_output_errors();
     finish(&tokens, &skipped, &errors, &mut diags);
     (expr, diags)
 }
 
 /// Adds the parser's errors to the lexer's, minus cascades, in source order.
-fn finish(tokens: &[(Token<'_>, Span)], skipped: &[Span], errors: &[parser::ParseError<'_, '_>], diags: &mut Vec<Diagnostic>) {
+fn finish(
+    tokens: &[(Token<'_>, Span)],
+    skipped: &[Span],
+    errors: &[parser::ParseError<'_, '_>],
+    diags: &mut Vec<Diagnostic>,
+) {
     let cascades = cascade_zones(tokens, skipped);
     diags.extend(
         errors

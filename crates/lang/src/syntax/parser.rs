@@ -40,7 +40,10 @@ impl Layout {
         let mut prev: Option<Span> = None;
         for (_, span) in tokens {
             let gap_start = prev.as_ref().map_or(0, |p| p.end);
-            if src.get(gap_start..span.start).is_some_and(|gap| gap.contains('\n')) {
+            if src
+                .get(gap_start..span.start)
+                .is_some_and(|gap| gap.contains('\n'))
+            {
                 line_starts.insert(span.start);
             }
             if let Some(p) = prev {
@@ -51,13 +54,21 @@ impl Layout {
         if let Some(p) = prev {
             previous.insert(src.len(), p);
         }
-        Layout { line_starts, previous }
+        Layout {
+            line_starts,
+            previous,
+        }
     }
 }
 
 /// A custom error: the message, then the label for the span, then notes, one per line.
 /// [`super::report`] splits them back apart.
-pub fn error_msg<'t, 's>(span: SimpleSpan, message: &str, label: &str, notes: &[&str]) -> ParseError<'t, 's> {
+pub fn error_msg<'t, 's>(
+    span: SimpleSpan,
+    message: &str,
+    label: &str,
+    notes: &[&str],
+) -> ParseError<'t, 's> {
     let mut text = format!("{message}\n{label}");
     for n in notes {
         text.push('\n');
@@ -79,13 +90,17 @@ fn ident<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Ident, Extra<'t, '
     select! { Token::Ident(s) => s }
         .map_with(|s: &str, e| {
             let span: SimpleSpan = e.span();
-            Ident { name: s.to_string(), span: span.into_range() }
+            Ident {
+                name: s.to_string(),
+                span: span.into_range(),
+            }
         })
         .labelled("name")
 }
 
 /// `f64`, `f64[n, 3, ?]`.
-pub fn type_expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, TypeExpr, Extra<'t, 's>> + Clone {
+pub fn type_expr<'t, 's: 't>()
+-> impl Parser<'t, TokenInput<'t, 's>, TypeExpr, Extra<'t, 's>> + Clone {
     let dim = select! {
         Token::Int(n) => Dim::Static(n.unsigned_abs()),
         Token::Ident(s) => Dim::Symbol(s.to_string()),
@@ -93,7 +108,10 @@ pub fn type_expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, TypeExpr, 
     }
     .map_with(|dim, e| {
         let span: SimpleSpan = e.span();
-        DimExpr { dim, span: span.into_range() }
+        DimExpr {
+            dim,
+            span: span.into_range(),
+        }
     })
     .labelled("dimension (an integer, a name or `?`)");
     let dims = dim
@@ -105,16 +123,26 @@ pub fn type_expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, TypeExpr, 
     select! { Token::DType(d) => d }
         .labelled("type")
         .then(dims.or_not())
-        .map_with(|(dtype, dims), e| TypeExpr { dtype, dims: dims.unwrap_or_default(), span: range(e.span()) })
+        .map_with(|(dtype, dims), e| TypeExpr {
+            dtype,
+            dims: dims.unwrap_or_default(),
+            span: range(e.span()),
+        })
 }
 
 fn error_expr(span: SimpleSpan) -> Expr {
-    Expr { kind: ExprKind::Error, span: span.into_range() }
+    Expr {
+        kind: ExprKind::Error,
+        span: span.into_range(),
+    }
 }
 
 fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
     let span = a.span.start..b.span.end;
-    Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span }
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        span,
+    }
 }
 
 /// Skips tokens up to, not including, a token in `stop` outside any `( .. )`, `[ .. ]` or
@@ -127,51 +155,73 @@ fn skip_until<'t, 's: 't>(
     stop: &'static [Token<'static>],
     skip_first: bool,
 ) -> impl Parser<'t, TokenInput<'t, 's>, (), Extra<'t, 's>> + Clone {
-    chumsky::primitive::custom(move |inp: &mut InputRef<'t, '_, TokenInput<'t, 's>, Extra<'t, 's>>| {
-        let mut closers: Vec<Token<'s>> = Vec::new();
-        let mut first = skip_first;
-        while let Some(tok) = inp.peek() {
-            while let Some(top) = closers.last() {
-                let abandoned = match top {
-                    Token::RBrace => tok == Token::Fn,
-                    _ => matches!(tok, Token::Semi | Token::Let | Token::Print | Token::Fn | Token::RBrace),
-                };
-                if !abandoned {
-                    break;
-                }
-                closers.pop();
-            }
-            if !first && closers.is_empty() && stop.contains(&tok) {
-                break;
-            }
-            first = false;
-            match tok {
-                Token::LParen => closers.push(Token::RParen),
-                Token::LBracket => closers.push(Token::RBracket),
-                Token::LBrace => closers.push(Token::RBrace),
-                Token::RParen | Token::RBracket | Token::RBrace if closers.last() == Some(&tok) => {
+    chumsky::primitive::custom(
+        move |inp: &mut InputRef<'t, '_, TokenInput<'t, 's>, Extra<'t, 's>>| {
+            let mut closers: Vec<Token<'s>> = Vec::new();
+            let mut first = skip_first;
+            while let Some(tok) = inp.peek() {
+                while let Some(top) = closers.last() {
+                    let abandoned = match top {
+                        Token::RBrace => tok == Token::Fn,
+                        _ => matches!(
+                            tok,
+                            Token::Semi | Token::Let | Token::Print | Token::Fn | Token::RBrace
+                        ),
+                    };
+                    if !abandoned {
+                        break;
+                    }
                     closers.pop();
                 }
-                _ => {}
+                if !first && closers.is_empty() && stop.contains(&tok) {
+                    break;
+                }
+                first = false;
+                match tok {
+                    Token::LParen => closers.push(Token::RParen),
+                    Token::LBracket => closers.push(Token::RBracket),
+                    Token::LBrace => closers.push(Token::RBrace),
+                    Token::RParen | Token::RBracket | Token::RBrace
+                        if closers.last() == Some(&tok) =>
+                    {
+                        closers.pop();
+                    }
+                    _ => {}
+                }
+                inp.skip();
             }
-            inp.skip();
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t, 's>> + Clone {
     recursive(|expr| {
-        let others = [(Token::LBracket, Token::RBracket), (Token::LBrace, Token::RBrace)];
-        let list = expr.clone().separated_by(just(Token::Comma)).allow_trailing().collect::<Vec<_>>();
+        let others = [
+            (Token::LBracket, Token::RBracket),
+            (Token::LBrace, Token::RBrace),
+        ];
+        let list = expr
+            .clone()
+            .separated_by(just(Token::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>();
 
-        let call_args = list.clone().delimited_by(just(Token::LParen), just(Token::RParen)).recover_with(
-            via_parser(nested_delimiters(Token::LParen, Token::RParen, others, |span| vec![error_expr(span)])),
-        );
-        let name_or_call = ident().then(call_args.or_not()).map(|(name, args)| match args {
-            Some(args) => ExprKind::Call(name, args),
-            None => ExprKind::Var(name.name),
-        });
+        let call_args = list
+            .clone()
+            .delimited_by(just(Token::LParen), just(Token::RParen))
+            .recover_with(via_parser(nested_delimiters(
+                Token::LParen,
+                Token::RParen,
+                others,
+                |span| vec![error_expr(span)],
+            )));
+        let name_or_call = ident()
+            .then(call_args.or_not())
+            .map(|(name, args)| match args {
+                Some(args) => ExprKind::Call(name, args),
+                None => ExprKind::Var(name.name),
+            });
 
         let literal = select! {
             Token::Int(n) => ExprKind::Int(n),
@@ -189,42 +239,69 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
             .recover_with(via_parser(nested_delimiters(
                 Token::LBracket,
                 Token::RBracket,
-                [(Token::LParen, Token::RParen), (Token::LBrace, Token::RBrace)],
+                [
+                    (Token::LParen, Token::RParen),
+                    (Token::LBrace, Token::RBrace),
+                ],
                 |_| ExprKind::Error,
             )));
 
         // `()` and `(a, b)` are tuples, `(a,)` a one-element tuple, `(a)` just `a`.
         let paren = expr
             .clone()
-            .then(just(Token::Comma).ignore_then(expr.clone()).repeated().collect::<Vec<_>>())
+            .then(
+                just(Token::Comma)
+                    .ignore_then(expr.clone())
+                    .repeated()
+                    .collect::<Vec<_>>(),
+            )
             .then(just(Token::Comma).or_not())
             .or_not()
             .delimited_by(just(Token::LParen), just(Token::RParen))
             .map(|inner| match inner {
                 None => ExprKind::Tuple(Vec::new()),
                 Some(((first, rest), comma)) if rest.is_empty() && comma.is_none() => first.kind,
-                Some(((first, rest), _)) => ExprKind::Tuple(std::iter::once(first).chain(rest).collect()),
+                Some(((first, rest), _)) => {
+                    ExprKind::Tuple(std::iter::once(first).chain(rest).collect())
+                }
             })
-            .recover_with(via_parser(nested_delimiters(Token::LParen, Token::RParen, others, |_| ExprKind::Error)));
+            .recover_with(via_parser(nested_delimiters(
+                Token::LParen,
+                Token::RParen,
+                others,
+                |_| ExprKind::Error,
+            )));
 
         let atom = choice((literal, name_or_call, array, paren))
-            .map_with(|kind, e| Expr { kind, span: range(e.span()) })
+            .map_with(|kind, e| Expr {
+                kind,
+                span: range(e.span()),
+            })
             .boxed();
 
         // `.T`; any other name after `.` is an error.
-        let dot_t = just(Token::Dot).ignore_then(any().or_not().try_map(|tok: Option<Token<'s>>, span| match tok {
-            Some(Token::Ident("T")) => Ok(()),
-            other => Err(error_msg(
-                span,
-                &format!("expected `T` after `.`, found {}", found_text(other)),
-                "expected `T`",
-                &["`.T` (transpose) is the only postfix `.` form"],
-            )),
-        }));
-        let postfix = atom.foldl_with(dot_t.map_with(|_, e| e.span()).repeated(), |x, t: SimpleSpan, _| {
-            let span = x.span.start..t.end;
-            Expr { kind: ExprKind::Transpose(Box::new(x)), span }
-        });
+        let dot_t =
+            just(Token::Dot).ignore_then(any().or_not().try_map(|tok: Option<Token<'s>>, span| {
+                match tok {
+                    Some(Token::Ident("T")) => Ok(()),
+                    other => Err(error_msg(
+                        span,
+                        &format!("expected `T` after `.`, found {}", found_text(other)),
+                        "expected `T`",
+                        &["`.T` (transpose) is the only postfix `.` form"],
+                    )),
+                }
+            }));
+        let postfix = atom.foldl_with(
+            dot_t.map_with(|_, e| e.span()).repeated(),
+            |x, t: SimpleSpan, _| {
+                let span = x.span.start..t.end;
+                Expr {
+                    kind: ExprKind::Transpose(Box::new(x)),
+                    span,
+                }
+            },
+        );
 
         // `-` binds looser than `**`: `-x ** 2` is `-(x ** 2)`; `**` is right-associative and
         // takes a signed exponent: `2 ** -1`.
@@ -238,7 +315,10 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
                 });
             just(Token::Minus)
                 .ignore_then(unary)
-                .map_with(|x, e| Expr { kind: ExprKind::Unary(UnOp::Neg, Box::new(x)), span: range(e.span()) })
+                .map_with(|x, e| Expr {
+                    kind: ExprKind::Unary(UnOp::Neg, Box::new(x)),
+                    span: range(e.span()),
+                })
                 .or(power)
                 .labelled("expression")
                 .boxed()
@@ -249,9 +329,21 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
             just(Token::Slash).to(BinOp::Div),
             just(Token::At).to(BinOp::MatMul),
         ));
-        let product = unary.clone().foldl(product_op.then(unary).repeated(), |a, (op, b)| binary(op, a, b));
-        let sum_op = choice((just(Token::Plus).to(BinOp::Add), just(Token::Minus).to(BinOp::Sub)));
-        let sum = product.clone().foldl(sum_op.then(product).repeated(), |a, (op, b)| binary(op, a, b)).boxed();
+        let product = unary
+            .clone()
+            .foldl(product_op.then(unary).repeated(), |a, (op, b)| {
+                binary(op, a, b)
+            });
+        let sum_op = choice((
+            just(Token::Plus).to(BinOp::Add),
+            just(Token::Minus).to(BinOp::Sub),
+        ));
+        let sum = product
+            .clone()
+            .foldl(sum_op.then(product).repeated(), |a, (op, b)| {
+                binary(op, a, b)
+            })
+            .boxed();
 
         let cmp_op = choice((
             just(Token::Lt).to(BinOp::Lt),
@@ -267,7 +359,10 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
             .then(cmp_op.then(sum).repeated().collect::<Vec<_>>())
             .validate(|(first, rest), _, emitter| {
                 if let Some(((op, span), _)) = rest.get(1) {
-                    let msg = format!("comparison operators cannot be chained: found a second `{}`", op.symbol());
+                    let msg = format!(
+                        "comparison operators cannot be chained: found a second `{}`",
+                        op.symbol()
+                    );
                     emitter.emit(error_msg(
                         *span,
                         &msg,
@@ -275,7 +370,8 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
                         &["comparisons are non-associative; add parentheses, e.g. `(a < b) == c`"],
                     ));
                 }
-                rest.into_iter().fold(first, |a, ((op, _), b)| binary(op, a, b))
+                rest.into_iter()
+                    .fold(first, |a, ((op, _), b)| binary(op, a, b))
             });
 
         comparison
@@ -283,7 +379,10 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
             .map(|(x, ty)| match ty {
                 Some(ty) => {
                     let span = x.span.start..ty.span.end;
-                    Expr { kind: ExprKind::Ascribe(Box::new(x), ty), span }
+                    Expr {
+                        kind: ExprKind::Ascribe(Box::new(x), ty),
+                        span,
+                    }
                 }
                 None => x,
             })
@@ -299,15 +398,32 @@ fn terminator<'t, 's: 't>(
     what: &'static str,
     layout: &'t Layout,
 ) -> impl Parser<'t, TokenInput<'t, 's>, (), Extra<'t, 's>> + Clone {
-    let next = any().map_with(|t, e| (Some(t), e.span())).or(end().map_with(|_, e| (None, e.span()))).rewind();
+    let next = any()
+        .map_with(|t, e| (Some(t), e.span()))
+        .or(end().map_with(|_, e| (None, e.span())))
+        .rewind();
     let missing = next
         .try_map(move |(tok, span): (Option<Token<'s>>, SimpleSpan), _| {
-            let ended = matches!(tok, None | Some(Token::Let | Token::Print | Token::Fn | Token::RBrace))
-                || layout.line_starts.contains(&span.start);
-            let prev = layout.previous.get(&span.start).cloned().map(SimpleSpan::from);
-            let msg = format!("expected `;` after `{what}` statement, found {}", found_text(tok));
+            let ended = matches!(
+                tok,
+                None | Some(Token::Let | Token::Print | Token::Fn | Token::RBrace)
+            ) || layout.line_starts.contains(&span.start);
+            let prev = layout
+                .previous
+                .get(&span.start)
+                .cloned()
+                .map(SimpleSpan::from);
+            let msg = format!(
+                "expected `;` after `{what}` statement, found {}",
+                found_text(tok)
+            );
             if ended {
-                Ok(error_msg(prev.unwrap_or(span), &msg, "expected `;` after this", &[]))
+                Ok(error_msg(
+                    prev.unwrap_or(span),
+                    &msg,
+                    "expected `;` after this",
+                    &[],
+                ))
             } else {
                 Err(error_msg(span, &msg, "expected `;` here", &[]))
             }
@@ -317,80 +433,144 @@ fn terminator<'t, 's: 't>(
 }
 
 const ITEM_START: [Token<'static>; 3] = [Token::Fn, Token::Let, Token::Print];
-const STATEMENT_END: [Token<'static>; 5] = [Token::Semi, Token::Let, Token::Print, Token::Fn, Token::RBrace];
+const STATEMENT_END: [Token<'static>; 5] = [
+    Token::Semi,
+    Token::Let,
+    Token::Print,
+    Token::Fn,
+    Token::RBrace,
+];
 
 /// Skips the rest of a broken statement, through its `;` if it has one.
-fn skip_statement<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, SimpleSpan, Extra<'t, 's>> + Clone {
-    skip_until(&STATEMENT_END, false).then(just(Token::Semi).or_not()).map_with(|_, e| e.span())
+fn skip_statement<'t, 's: 't>()
+-> impl Parser<'t, TokenInput<'t, 's>, SimpleSpan, Extra<'t, 's>> + Clone {
+    skip_until(&STATEMENT_END, false)
+        .then(just(Token::Semi).or_not())
+        .map_with(|_, e| e.span())
 }
 
-fn let_stmt<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, Let, Extra<'t, 's>> + Clone {
+fn let_stmt<'t, 's: 't>(
+    layout: &'t Layout,
+) -> impl Parser<'t, TokenInput<'t, 's>, Let, Extra<'t, 's>> + Clone {
     let body = ident()
         .then(just(Token::Colon).ignore_then(type_expr()).or_not())
         .then_ignore(just(Token::Assign))
         .then(expr())
         .then_ignore(terminator("let", layout));
-    let recovered = ident().or_not().then(skip_statement()).map_with(|(name, skipped), e| {
-        let name = name.unwrap_or(Ident { name: String::new(), span: range(e.span()) });
-        ((name, None), error_expr(skipped))
-    });
+    let recovered = ident()
+        .or_not()
+        .then(skip_statement())
+        .map_with(|(name, skipped), e| {
+            let name = name.unwrap_or(Ident {
+                name: String::new(),
+                span: range(e.span()),
+            });
+            ((name, None), error_expr(skipped))
+        });
     just(Token::Let)
         .ignore_then(body.recover_with(via_parser(recovered)))
-        .map_with(|((name, ty), value), e| Let { name, ty, value, span: range(e.span()) })
+        .map_with(|((name, ty), value), e| Let {
+            name,
+            ty,
+            value,
+            span: range(e.span()),
+        })
         .boxed()
 }
 
-fn print_stmt<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, Print, Extra<'t, 's>> + Clone {
+fn print_stmt<'t, 's: 't>(
+    layout: &'t Layout,
+) -> impl Parser<'t, TokenInput<'t, 's>, Print, Extra<'t, 's>> + Clone {
     let body = expr().then_ignore(terminator("print", layout));
     just(Token::Print)
         .ignore_then(body.recover_with(via_parser(skip_statement().map(error_expr))))
-        .map_with(|value, e| Print { value, span: range(e.span()) })
+        .map_with(|value, e| Print {
+            value,
+            span: range(e.span()),
+        })
         .boxed()
 }
 
-fn block<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, Block, Extra<'t, 's>> + Clone {
+fn block<'t, 's: 't>(
+    layout: &'t Layout,
+) -> impl Parser<'t, TokenInput<'t, 's>, Block, Extra<'t, 's>> + Clone {
     const TAIL_END: [Token<'static>; 4] = [Token::RBrace, Token::Fn, Token::Let, Token::Print];
-    let tail = expr().then_ignore(just(Token::RBrace)).map(Ok).recover_with(via_parser(
-        skip_until(&TAIL_END, false).then(just(Token::RBrace).or_not()).map_with(|_, e| Ok(error_expr(e.span()))),
-    ));
+    let tail = expr()
+        .then_ignore(just(Token::RBrace))
+        .map(Ok)
+        .recover_with(via_parser(
+            skip_until(&TAIL_END, false)
+                .then(just(Token::RBrace).or_not())
+                .map_with(|_, e| Ok(error_expr(e.span()))),
+        ));
     // `}` right after the last `let`: the result expression is missing.
     let no_tail = just(Token::RBrace).map_with(|_, e| Err(e.span()));
     just(Token::LBrace)
         .ignore_then(let_stmt(layout).repeated().collect::<Vec<_>>())
         .then(no_tail.or(tail))
-        .validate(|(lets, tail): (Vec<Let>, Result<Expr, SimpleSpan>), e, emitter| {
-            let result = tail.unwrap_or_else(|span| {
-                // After a broken `let`, the error has been reported already.
-                if !lets.last().is_some_and(|l| matches!(l.value.kind, ExprKind::Error)) {
-                    emitter.emit(error_msg(
-                        span,
-                        "expected the result expression of the block, found `}`",
-                        "expected an expression before this `}`",
-                        &["a function body ends with the expression whose value it returns"],
-                    ));
+        .validate(
+            |(lets, tail): (Vec<Let>, Result<Expr, SimpleSpan>), e, emitter| {
+                let result = tail.unwrap_or_else(|span| {
+                    // After a broken `let`, the error has been reported already.
+                    if !lets
+                        .last()
+                        .is_some_and(|l| matches!(l.value.kind, ExprKind::Error))
+                    {
+                        emitter.emit(error_msg(
+                            span,
+                            "expected the result expression of the block, found `}`",
+                            "expected an expression before this `}`",
+                            &["a function body ends with the expression whose value it returns"],
+                        ));
+                    }
+                    error_expr(span)
+                });
+                Block {
+                    lets,
+                    result,
+                    span: range(e.span()),
                 }
-                error_expr(span)
-            });
-            Block { lets, result, span: range(e.span()) }
-        })
+            },
+        )
         .recover_with(via_parser(nested_delimiters(
             Token::LBrace,
             Token::RBrace,
-            [(Token::LParen, Token::RParen), (Token::LBracket, Token::RBracket)],
-            |span: SimpleSpan| Block { lets: Vec::new(), result: error_expr(span), span: span.into_range() },
+            [
+                (Token::LParen, Token::RParen),
+                (Token::LBracket, Token::RBracket),
+            ],
+            |span: SimpleSpan| Block {
+                lets: Vec::new(),
+                result: error_expr(span),
+                span: span.into_range(),
+            },
         )))
         .labelled("function body")
 }
 
-fn fn_def<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, Option<FnDef>, Extra<'t, 's>> + Clone {
-    let others = [(Token::LBracket, Token::RBracket), (Token::LBrace, Token::RBrace)];
-    let param = ident().labelled("parameter name").then_ignore(just(Token::Colon)).then(type_expr()).map(|(name, ty)| Param { name, ty });
+fn fn_def<'t, 's: 't>(
+    layout: &'t Layout,
+) -> impl Parser<'t, TokenInput<'t, 's>, Option<FnDef>, Extra<'t, 's>> + Clone {
+    let others = [
+        (Token::LBracket, Token::RBracket),
+        (Token::LBrace, Token::RBrace),
+    ];
+    let param = ident()
+        .labelled("parameter name")
+        .then_ignore(just(Token::Colon))
+        .then(type_expr())
+        .map(|(name, ty)| Param { name, ty });
     let params = param
         .separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LParen), just(Token::RParen))
-        .recover_with(via_parser(nested_delimiters(Token::LParen, Token::RParen, others, |_| Vec::new())));
+        .recover_with(via_parser(nested_delimiters(
+            Token::LParen,
+            Token::RParen,
+            others,
+            |_| Vec::new(),
+        )));
     let ret = type_expr().map(|t| vec![t]).or(type_expr()
         .separated_by(just(Token::Comma))
         .allow_trailing()
@@ -406,13 +586,21 @@ fn fn_def<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>,
     just(Token::Fn)
         .ignore_then(rest)
         .map_with(|def, e| {
-            def.map(|(((name, params), ret), body)| FnDef { name, params, ret, body, span: range(e.span()) })
+            def.map(|(((name, params), ret), body)| FnDef {
+                name,
+                params,
+                ret,
+                body,
+                span: range(e.span()),
+            })
         })
         .boxed()
 }
 
 /// The whole program. Never fails: anything that is not an item is reported and skipped.
-pub fn program<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t, 's>, Program, Extra<'t, 's>> {
+pub fn program<'t, 's: 't>(
+    layout: &'t Layout,
+) -> impl Parser<'t, TokenInput<'t, 's>, Program, Extra<'t, 's>> {
     let item = choice((
         fn_def(layout).map(|f| f.map(Item::Fn)),
         let_stmt(layout).map(|l| Some(Item::Let(l))),
@@ -435,5 +623,7 @@ pub fn program<'t, 's: 't>(layout: &'t Layout) -> impl Parser<'t, TokenInput<'t,
         .repeated()
         .collect::<Vec<_>>()
         .then_ignore(end())
-        .map(|items| Program { items: items.into_iter().flatten().collect() })
+        .map(|items| Program {
+            items: items.into_iter().flatten().collect(),
+        })
 }

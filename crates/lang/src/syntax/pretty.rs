@@ -67,14 +67,27 @@ pub fn float_literal(x: f64) -> String {
         return "(0.0 / 0.0)".to_string();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "(1.0 / 0.0)" } else { "(-1.0 / 0.0)" }.to_string();
+        return if x > 0.0 {
+            "(1.0 / 0.0)"
+        } else {
+            "(-1.0 / 0.0)"
+        }
+        .to_string();
     }
     let s = format!("{x:?}");
-    if s.contains(['.', 'e', 'E']) { s } else { format!("{s}.0") }
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
 }
 
 fn write_fn(out: &mut String, f: &FnDef) {
-    let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name.name, print_type(&p.ty))).collect();
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| format!("{}: {}", p.name.name, print_type(&p.ty)))
+        .collect();
     let _ = write!(out, "fn {}({})", f.name.name, params.join(", "));
     match f.ret.as_deref() {
         None => {}
@@ -214,7 +227,14 @@ mod tests {
     #[test]
     fn negative_literals_are_parenthesised_like_negation() {
         let lit = |kind| Box::new(Expr { kind, span: 0..0 });
-        let pow = Expr { kind: ExprKind::Binary(BinOp::Pow, lit(ExprKind::Int(-2)), lit(ExprKind::Float(-0.5))), span: 0..0 };
+        let pow = Expr {
+            kind: ExprKind::Binary(
+                BinOp::Pow,
+                lit(ExprKind::Int(-2)),
+                lit(ExprKind::Float(-0.5)),
+            ),
+            span: 0..0,
+        };
         assert_eq!(print_expr(&pow), "(-2) ** -0.5");
     }
 }

@@ -15,7 +15,8 @@ pub fn to_diagnostic(err: &ParseError<'_, '_>) -> Diagnostic {
             let mut lines = text.lines();
             let message = lines.next().unwrap_or("syntax error");
             let label = lines.next().unwrap_or("here");
-            let mut d = Diagnostic::new(ErrorKind::Syntax, span.clone(), message).with_label(span, label);
+            let mut d =
+                Diagnostic::new(ErrorKind::Syntax, span.clone(), message).with_label(span, label);
             for note in lines {
                 d = d.with_note(note);
             }
@@ -25,9 +26,15 @@ pub fn to_diagnostic(err: &ParseError<'_, '_>) -> Diagnostic {
             let expected = describe_expected(expected);
             let found_tok = found.as_deref();
             let found = found_tok.map_or_else(|| "end of input".to_string(), Token::to_string);
-            let mut d = Diagnostic::new(ErrorKind::Syntax, span.clone(), format!("expected {expected}, found {found}"))
-                .with_label(span, format!("expected {expected}"));
-            let wants_type = err.expected().any(|p| matches!(p, RichPattern::Label(l) if l == "type"));
+            let mut d = Diagnostic::new(
+                ErrorKind::Syntax,
+                span.clone(),
+                format!("expected {expected}, found {found}"),
+            )
+            .with_label(span, format!("expected {expected}"));
+            let wants_type = err
+                .expected()
+                .any(|p| matches!(p, RichPattern::Label(l) if l == "type"));
             if wants_type && matches!(found_tok, Some(Token::Ident(_))) {
                 d = d.with_note("types are `f32`, `f64`, `i32`, `i64` or `bool`, with dims in brackets: `f64[n, 3, ?]`");
             }

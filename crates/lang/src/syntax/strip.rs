@@ -8,7 +8,9 @@ impl Program {
     /// This program with all spans zeroed: two parses of differently formatted but equal
     /// source compare equal this way.
     pub fn without_spans(&self) -> Program {
-        Program { items: self.items.iter().map(item).collect() }
+        Program {
+            items: self.items.iter().map(item).collect(),
+        }
     }
 }
 
@@ -23,30 +25,59 @@ fn item(i: &Item) -> Item {
     match i {
         Item::Fn(f) => Item::Fn(FnDef {
             name: ident(&f.name),
-            params: f.params.iter().map(|p| Param { name: ident(&p.name), ty: ty(&p.ty) }).collect(),
+            params: f
+                .params
+                .iter()
+                .map(|p| Param {
+                    name: ident(&p.name),
+                    ty: ty(&p.ty),
+                })
+                .collect(),
             ret: f.ret.as_ref().map(|r| r.iter().map(ty).collect()),
-            body: Block { lets: f.body.lets.iter().map(let_).collect(), result: expr(&f.body.result), span: NO_SPAN },
+            body: Block {
+                lets: f.body.lets.iter().map(let_).collect(),
+                result: expr(&f.body.result),
+                span: NO_SPAN,
+            },
             span: NO_SPAN,
         }),
         Item::Let(l) => Item::Let(let_(l)),
-        Item::Print(p) => Item::Print(Print { value: expr(&p.value), span: NO_SPAN }),
+        Item::Print(p) => Item::Print(Print {
+            value: expr(&p.value),
+            span: NO_SPAN,
+        }),
     }
 }
 
 fn ident(i: &Ident) -> Ident {
-    Ident { name: i.name.clone(), span: NO_SPAN }
+    Ident {
+        name: i.name.clone(),
+        span: NO_SPAN,
+    }
 }
 
 fn ty(t: &TypeExpr) -> TypeExpr {
     TypeExpr {
         dtype: t.dtype,
-        dims: t.dims.iter().map(|d| DimExpr { dim: d.dim.clone(), span: NO_SPAN }).collect(),
+        dims: t
+            .dims
+            .iter()
+            .map(|d| DimExpr {
+                dim: d.dim.clone(),
+                span: NO_SPAN,
+            })
+            .collect(),
         span: NO_SPAN,
     }
 }
 
 fn let_(l: &Let) -> Let {
-    Let { name: ident(&l.name), ty: l.ty.as_ref().map(ty), value: expr(&l.value), span: NO_SPAN }
+    Let {
+        name: ident(&l.name),
+        ty: l.ty.as_ref().map(ty),
+        value: expr(&l.value),
+        span: NO_SPAN,
+    }
 }
 
 fn expr(e: &Expr) -> Expr {
@@ -61,5 +92,8 @@ fn expr(e: &Expr) -> Expr {
         ExprKind::Ascribe(x, t) => ExprKind::Ascribe(boxed(x), ty(t)),
         leaf => leaf.clone(),
     };
-    Expr { kind, span: NO_SPAN }
+    Expr {
+        kind,
+        span: NO_SPAN,
+    }
 }
