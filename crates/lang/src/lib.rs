@@ -4,6 +4,7 @@ pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod fixture;
+pub mod progen;
 pub mod interp;
 pub mod span;
 pub mod syntax;
