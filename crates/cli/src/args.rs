@@ -1,0 +1,199 @@
+//! The command line: subcommands, flags and their help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const MAIN_HELP: &str = "\
+Examples:
+  ptl run examples/axpy.ptl                      run a script's top-level statements
+  ptl run prog.ptl --fn axpy --arg x=x.npy --arg y='[1, 2, 3]' --out r.npy
+  ptl check a.ptl b.ptl                          report every error in both files
+  ptl emit prog.ptl --stage typed                show the inferred types
+  ptl fmt --write prog.ptl                       rewrite a file in canonical formatting
+  ptl repl                                       interactive session (also plain `ptl`)
+
+Environment:
+  PTL_CACHE_DIR   where compiled modules are cached (default ~/.cache/ptl)
+  PTL_HISTORY     the REPL's history file (default ~/.local/share/ptl/history)
+  NO_COLOR        disables coloured error reports";
+
+const RUN_HELP: &str = "\
+Examples:
+  ptl run examples/axpy.ptl
+  ptl run --interp examples/axpy.ptl          same results, from the reference interpreter
+  ptl run --time examples/axpy.ptl            timing line on stderr
+  ptl run prog.ptl --fn axpy --arg x=x.npy --arg y='[1, 2, 3]'
+  ptl run prog.ptl --fn split --arg v=v.npy --out lo.npy --out hi.npy
+
+With --fn, each parameter gets exactly one --arg NAME=VALUE. A VALUE ending in `.npy` is
+read from that file (float64, float32, int64, int32 or bool; lossless widening such as
+float32 -> f64 is applied); anything else is a ptl expression such as `[[1, 2], [3, 4]]`,
+`2.5` or `reshape([1, 2, 3, 4], [2, 2])`, whose number literals take the parameter's dtype as they would in
+source. Results print to stdout unless --out is given: one --out FILE.npy per result, in
+order.";
+
+const CHECK_HELP: &str = "\
+Examples:
+  ptl check prog.ptl
+  ptl check examples/*.ptl
+
+Every error of every file is reported; the exit code is 1 if any file has one.";
+
+const EMIT_HELP: &str = "\
+Examples:
+  ptl emit prog.ptl                         the MLIR module for the top-level statements
+  ptl emit prog.ptl --fn axpy               the MLIR module for one function
+  ptl emit prog.ptl --stage ast             the parsed program, canonically printed
+  ptl emit prog.ptl --stage typed           signatures and every let with its inferred type
+  ptl emit prog.ptl --stage vmfb -o p.vmfb  the compiled IREE module (binary, needs -o)";
+
+const FMT_HELP: &str = "\
+Examples:
+  ptl fmt prog.ptl             print the canonical form to stdout
+  ptl fmt --check src/*.ptl    exit 1 and list the files that are not canonical
+  ptl fmt --write prog.ptl     rewrite the files in place
+
+The formatter does not keep comments yet, so --write refuses files that have any.";
+
+const REPL_HELP: &str = "\
+Examples:
+  ptl repl
+  ptl repl --interp
+
+At the prompt:
+  fn double(x: f64[n]) -> f64[n] { x * 2.0 }    definitions persist for the session
+  let v = [1.0, 2.0, 3.0];                       so do bindings
+  double(v)                                      an expression prints its value
+  :type double(v)      :mlir double(v)      :load FILE      :help      :quit
+An input continues on the next line while a bracket or brace is open.";
+
+const CACHE_HELP: &str = "\
+Examples:
+  ptl cache dir      print the cache folder
+  ptl cache clear    remove every cached module";
+
+#[derive(Parser)]
+#[command(
+    name = "ptl",
+    version,
+    about = "ptl: a typed tensor language compiled through MLIR and IREE",
+    after_help = MAIN_HELP
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Clone, Copy, ValueEnum, Debug, PartialEq, Eq)]
+pub enum DeviceArg {
+    /// Run on the calling thread (lowest overhead; the default)
+    LocalSync,
+    /// Run on a pool of worker threads (faster on large arrays)
+    LocalTask,
+}
+
+#[derive(Clone, Copy, ValueEnum, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The parsed syntax tree, printed as canonical source
+    Ast,
+    /// Function signatures and every `let` with its inferred type
+    Typed,
+    /// The MLIR module handed to IREE
+    Mlir,
+    /// The compiled IREE module (binary), written with -o
+    Vmfb,
+}
+
+/// How programs are executed; shared by `run` and `repl`.
+#[derive(Args, Clone, Debug)]
+pub struct ExecOptions {
+    /// Execute with the reference interpreter instead of compiling through IREE
+    #[arg(long)]
+    pub interp: bool,
+    /// IREE CPU driver, e.g. `--device local-task`
+    #[arg(long, value_enum, default_value = "local-sync")]
+    pub device: DeviceArg,
+    /// Flush subnormal floats to zero (faster on some CPUs; not IEEE, unlike NumPy)
+    #[arg(long)]
+    pub flush_denormals: bool,
+    /// Do not read or write the on-disk compile cache
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Print a timing line (lower, compile or cache hit, load, run) to stderr
+    #[arg(long)]
+    pub time: bool,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run a script's top-level statements, or one function with --fn
+    #[command(after_help = RUN_HELP)]
+    Run {
+        /// The script to run
+        file: PathBuf,
+        /// Call this function instead of running the top-level statements
+        #[arg(long = "fn", value_name = "NAME")]
+        function: Option<String>,
+        /// An argument of --fn: NAME=FILE.npy or NAME=LITERAL, e.g. --arg y='[1, 2, 3]'
+        #[arg(long = "arg", value_name = "NAME=VALUE", requires = "function")]
+        args: Vec<String>,
+        /// Write the results of --fn to .npy files, one --out per result, in order
+        #[arg(long = "out", value_name = "FILE.npy", requires = "function")]
+        outs: Vec<PathBuf>,
+        #[command(flatten)]
+        exec: ExecOptions,
+    },
+    /// Parse and type-check scripts; report every error (exit code 1 on error)
+    #[command(after_help = CHECK_HELP)]
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print an intermediate form of a script: ast, typed, mlir (default) or vmfb
+    #[command(after_help = EMIT_HELP)]
+    Emit {
+        file: PathBuf,
+        /// Which form to print
+        #[arg(long, value_enum, default_value = "mlir")]
+        stage: Stage,
+        /// Emit one function (mlir, vmfb) instead of the top-level statements
+        #[arg(long = "fn", value_name = "NAME")]
+        function: Option<String>,
+        /// Write to this file instead of standard output (required for vmfb)
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Print scripts in canonical formatting, check it, or rewrite the files
+    #[command(after_help = FMT_HELP)]
+    Fmt {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print nothing; exit with code 1 if a file is not canonically formatted
+        #[arg(long, conflicts_with = "write")]
+        check: bool,
+        /// Rewrite the files in place
+        #[arg(long)]
+        write: bool,
+    },
+    /// Start an interactive session (the default when stdin is a terminal)
+    #[command(after_help = REPL_HELP)]
+    Repl {
+        #[command(flatten)]
+        exec: ExecOptions,
+    },
+    /// Show or clear the compile cache
+    #[command(after_help = CACHE_HELP)]
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
+}
+
+#[derive(Subcommand, Clone, Copy)]
+pub enum CacheAction {
+    /// Print the cache folder ($PTL_CACHE_DIR, else $XDG_CACHE_HOME/ptl, else ~/.cache/ptl)
+    Dir,
+    /// Remove every cached module
+    Clear,
+}

@@ -1,0 +1,58 @@
+//! `ptl emit`: the parsed, typed, MLIR or compiled form of a program.
+
+use std::path::{Path, PathBuf};
+
+use ptl_lower::Entry;
+
+use crate::args::Stage;
+use crate::exec;
+use crate::report::{CmdResult, Failed, fail, load_program, print_diagnostics, read_source};
+use crate::typed_view;
+
+pub fn emit(file: &Path, stage: Stage, function: Option<&str>, output: Option<&PathBuf>) -> CmdResult {
+    if stage == Stage::Vmfb && output.is_none() {
+        return Err(fail("a vmfb is binary; write it to a file with -o FILE"));
+    }
+    if function.is_some() && matches!(stage, Stage::Ast | Stage::Typed) {
+        return Err(fail("--fn applies to --stage mlir and vmfb"));
+    }
+    let bytes: Vec<u8> = match stage {
+        Stage::Ast => {
+            let src = read_source(file)?;
+            match ptl_lang::parse(&src) {
+                (Some(ast), diags) if diags.is_empty() => ptl_lang::print_program(&ast).into_bytes(),
+                (_, diags) => {
+                    print_diagnostics(&diags, file, &src);
+                    return Err(Failed);
+                }
+            }
+        }
+        Stage::Typed => {
+            let (src, prog) = load_program(file)?;
+            typed_view::render(&prog, &src).into_bytes()
+        }
+        Stage::Mlir | Stage::Vmfb => {
+            let (_, prog) = load_program(file)?;
+            let entry = match function {
+                Some(name) if prog.function(name).is_none() => {
+                    return Err(fail(format!("no function named `{name}` in {}", file.display())));
+                }
+                Some(name) => Entry::Function(name.to_string()),
+                None => Entry::Script,
+            };
+            let mlir = exec::mlir(&prog, &entry).map_err(fail)?;
+            if stage == Stage::Mlir {
+                mlir.into_bytes()
+            } else {
+                ptl_lower::compile(&mlir, &Default::default()).map_err(fail)?
+            }
+        }
+    };
+    match output {
+        Some(path) => std::fs::write(path, bytes).map_err(|e| fail(format!("cannot write {}: {e}", path.display()))),
+        None => {
+            print!("{}", String::from_utf8_lossy(&bytes));
+            Ok(())
+        }
+    }
+}

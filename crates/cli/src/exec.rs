@@ -1,0 +1,107 @@
+//! Executes typed programs: compiled through IREE (the default) or with the reference
+//! interpreter, and describes where the time went.
+
+use std::time::{Duration, Instant};
+
+use ptl_lang::Value;
+use ptl_lang::typed::TProgram;
+use ptl_lower::Entry;
+use ptl_rt::{CacheOutcome, CompileCache, Device, Engine, EngineOptions};
+
+use crate::args::{DeviceArg, ExecOptions};
+
+pub struct Executor {
+    opts: ExecOptions,
+    /// Created on first use, then kept: it holds the in-memory compile cache and the loaded
+    /// modules.
+    engine: Option<Engine>,
+    last_timing: Option<String>,
+}
+
+impl Executor {
+    pub fn new(opts: ExecOptions) -> Self {
+        Executor { opts, engine: None, last_timing: None }
+    }
+
+    fn engine(&mut self) -> Result<&mut Engine, String> {
+        if self.engine.is_none() {
+            let device = match self.opts.device {
+                DeviceArg::LocalSync => Device::LocalSync,
+                DeviceArg::LocalTask => Device::LocalTask,
+            };
+            let cache_dir = if self.opts.no_cache { None } else { CompileCache::default_dir() };
+            let options =
+                EngineOptions { device, flush_denormals: self.opts.flush_denormals, cache_dir, ..Default::default() };
+            self.engine = Some(Engine::new(options).map_err(|e| e.to_string())?);
+        }
+        self.engine.as_mut().ok_or_else(|| "no engine".to_string())
+    }
+
+    /// Runs the top-level statements; returns the printed values in order.
+    pub fn run_script(&mut self, prog: &TProgram) -> Result<Vec<Value>, String> {
+        let t = Instant::now();
+        let out = if self.opts.interp {
+            ptl_lang::interp::run_program(prog).map_err(|e| e.to_string())
+        } else {
+            self.engine()?.run_script(prog).map_err(|e| e.to_string())
+        };
+        self.record(t.elapsed());
+        out
+    }
+
+    /// Calls one function; the arguments are checked against its signature first.
+    pub fn call(&mut self, prog: &TProgram, name: &str, args: &[Value]) -> Result<Vec<Value>, String> {
+        let t = Instant::now();
+        let out = if self.opts.interp {
+            ptl_lang::interp::call_function(prog, name, args).map_err(|e| e.to_string())
+        } else {
+            self.engine()?.call(prog, name, args).map_err(|e| e.to_string())
+        };
+        self.record(t.elapsed());
+        out
+    }
+
+    fn record(&mut self, total: Duration) {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        self.last_timing = Some(match (&self.engine, self.opts.interp) {
+            (Some(e), false) => {
+                let t = e.timings();
+                let source = match t.outcome {
+                    Some(CacheOutcome::Memory) => "cache hit (memory)",
+                    Some(CacheOutcome::Disk) => "cache hit (disk)",
+                    Some(CacheOutcome::Compiled) => "compiled",
+                    None => "not compiled",
+                };
+                let run = total.saturating_sub(t.lower + t.compile + t.load);
+                format!(
+                    "time: lower {:.1} ms, compile {:.1} ms ({source}), load {:.1} ms, run {:.1} ms, total {:.1} ms",
+                    ms(t.lower),
+                    ms(t.compile),
+                    ms(t.load),
+                    ms(run),
+                    ms(total)
+                )
+            }
+            _ => format!("time: interpreted in {:.1} ms", ms(total)),
+        });
+    }
+
+    /// The timing line of the last run or call.
+    pub fn timing(&self) -> Option<&str> {
+        self.last_timing.as_deref()
+    }
+
+    /// Prints the timing line to stderr when `--time` was given.
+    pub fn report_timing(&self) {
+        if self.opts.time {
+            if let Some(t) = self.timing() {
+                eprintln!("{t}");
+            }
+        }
+    }
+}
+
+/// The MLIR module for `entry`, as the compiled path builds it.
+pub fn mlir(prog: &TProgram, entry: &Entry) -> Result<String, String> {
+    ptl_lower::lower_program(prog, entry).map_err(|e| e.to_string())
+}
