@@ -27,5 +27,12 @@ test: setup
 test-python:
 	$(VENV)/bin/python -m pytest -q tests/python
 
+# The book (book/src) as HTML in book/book; installs mdbook on first use. Its code blocks are
+# tested by `make test` (crates/rt/tests/book.rs, tests/python/test_book.py).
+.PHONY: book
+book:
+	@bash scripts/setup.sh --book
+	PATH="$$HOME/.cargo/bin:$$PATH" mdbook build book
+
 clean-cache:
 	rm -rf "$${PTL_CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ptl}"

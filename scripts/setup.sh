@@ -26,3 +26,11 @@ if [ ! -f "$stamp" ]; then
   "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
   touch "$stamp"
 fi
+
+# mdbook, for `make book` only (`setup.sh --book`): built from crates.io once if missing, which
+# takes several minutes (about 7 on a busy two-core machine).
+MDBOOK_VERSION=0.4.52
+if [ "${1:-}" = "--book" ] && ! command -v mdbook >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/mdbook" ]; then
+  echo "setup: installing mdbook $MDBOOK_VERSION (cargo install, several minutes, once)"
+  cargo install mdbook --locked --version "$MDBOOK_VERSION" --quiet
+fi
