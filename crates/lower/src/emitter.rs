@@ -5,6 +5,7 @@ use melior::{
     dialect::arith,
     ir::{
         AffineMap, Attribute, Block, BlockLike, Identifier, Location, OperationRef, Region,
+        operation::OperationLike,
         RegionLike, Type, Value,
         AffineExpr, ValueLike,
         attribute::{
@@ -225,7 +226,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
         Ok(self.block.append_operation(op).result(0)?.into())
     }
 
-    /// A tensor of `shape` filled with `scalar`.
+    /// A tensor of `shape` filled with `scalar` (`linalg.fill`).
     pub fn filled(
         &self,
         shape: &[u64],
@@ -234,10 +235,25 @@ impl<'c, 'a> Emitter<'c, 'a> {
         scalar: Value<'c, 'a>,
     ) -> Result<Value<'c, 'a>> {
         let empty = self.empty(shape, dtype, dynamic)?;
-        let idx: Vec<Idx> = (0..shape.len()).map(Idx::Loop).collect();
-        let iters = vec![Iter::Parallel; shape.len()];
-        let elem = self.elem(dtype);
-        self.generic(&[(scalar, vec![], elem)], empty, &idx, elem, &iters, |_, args| Ok(args[0]))
+        self.named_linalg("linalg.fill", &[scalar], empty)
+    }
+
+    /// A named linalg op (`linalg.fill`, `linalg.matmul`, ...) with its standard body.
+    pub fn named_linalg(&self, name: &str, inputs: &[Value<'c, 'a>], init: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+        let mut operands = inputs.to_vec();
+        operands.push(init);
+        let op = OperationBuilder::new(name, self.loc)
+            .add_operands(&operands)
+            .add_results(&[init.r#type()])
+            .add_attributes(&[(
+                Identifier::new(self.ctx, "operandSegmentSizes"),
+                DenseI32ArrayAttribute::new(self.ctx, &[inputs.len() as i32, 1]).into(),
+            )])
+            .add_regions([Region::new()])
+            .build()?;
+        // SAFETY: the op is a linalg named op with one empty region, which this fills.
+        unsafe { mlir_sys::mlirLinalgFillBuiltinNamedOpRegion(op.to_raw()) };
+        Ok(self.block.append_operation(op).result(0)?.into())
     }
 
     /// The element type of `dtype` inside function bodies.

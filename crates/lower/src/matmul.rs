@@ -71,6 +71,18 @@ pub fn matmul<'c, 'a>(
     let dt = result.dtype;
     let zero = e.const_scalar(dt, 0.0)?;
     let init = e.filled(&static_shape(&result.dims), dt, &sizes, zero)?;
+    // The named ops IREE knows best; other ranks (and bool) as a contraction generic.
+    let named = match (ra, rb) {
+        (1, 1) => Some("linalg.dot"),
+        (2, 1) => Some("linalg.matvec"),
+        (1, 2) => Some("linalg.vecmat"),
+        (2, 2) => Some("linalg.matmul"),
+        (3, 3) => Some("linalg.batch_matmul"),
+        _ => None,
+    };
+    if let Some(name) = named.filter(|_| dt != ptl_lang::DType::Bool) {
+        return e.named_linalg(name, &[a, b], init);
+    }
     let el = e.elem(dt);
     e.generic(&[(a, a_idx, el), (b, b_idx, el)], init, &out_idx, el, &iters, |inner, args| {
         let p = scalar::binary(inner, BinaryOp::Mul, dt, args[0], args[1])?;
