@@ -27,6 +27,13 @@ test: setup
 test-python:
 	$(VENV)/bin/python -m pytest -q tests/python
 
+# Benchmarks: criterion (crates/rt/benches), the memory soak and bench/run.py (NumPy, PyTensor,
+# iree.runtime); prints one table, writes bench/results/latest.{json,png}. About 10 minutes.
+bench: setup
+	@$(VENV)/bin/pip install -q --disable-pip-version-check -r bench/requirements.txt
+	$(VENV)/bin/python bench/run.py
+	@bash scripts/keep-eerie-fresh.sh
+
 # The book (book/src) as HTML in book/book; installs mdbook on first use. Its code blocks are
 # tested by `make test` (crates/rt/tests/book.rs, tests/python/test_book.py).
 .PHONY: book
