@@ -60,6 +60,10 @@ pub(crate) fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
     }
 }
 
+/// The most elements a shape's static dims may multiply to: 2^60, so that even 8-byte
+/// elements stay addressable with a signed 64-bit byte count.
+pub(crate) const MAX_STATIC_ELEMENTS: u128 = 1 << 60;
+
 /// The element count of a shape: a static factor, named factors, and whether any dim is `?`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Count {
@@ -88,6 +92,12 @@ impl Count {
             }
         }
         c
+    }
+
+    /// More static elements than any buffer can hold: every element count (and byte size) a
+    /// program computes must stay far from overflowing 64 bits, or compiled code wraps around.
+    pub(crate) fn too_large(&self) -> bool {
+        self.overflow || self.fixed > MAX_STATIC_ELEMENTS
     }
 
     /// `self / other` when it divides exactly: the remaining fixed factor and names.

@@ -66,6 +66,15 @@ impl Checker {
     /// Checks an expression; `allow_multi` is set only for the whole operand of a top-level
     /// `print`, the one place a call of a function with several results may appear.
     pub(crate) fn expr_in(&mut self, sc: &Scope, e: &Expr, allow_multi: bool) -> Option<Typed> {
+        let t = self.expr_kind(sc, e, allow_multi)?;
+        // A variable's type was checked where it was bound.
+        if !matches!(e.kind, ExprKind::Var(_)) && self.too_large(&t.e.ty.dims, e.span.clone()) {
+            return None;
+        }
+        Some(t)
+    }
+
+    fn expr_kind(&mut self, sc: &Scope, e: &Expr, allow_multi: bool) -> Option<Typed> {
         let span = e.span.clone();
         match &e.kind {
             ExprKind::Int(v) => Some(Typed {

@@ -157,6 +157,9 @@ impl Checker {
                 p.ty.dtype,
                 p.ty.dims.iter().map(|d| d.dim.clone()).collect(),
             );
+            if self.too_large(&ty.dims, p.ty.span.clone()) {
+                params_ok = false;
+            }
             params.push((p.name.name.clone(), ty, p.name.span.start..p.ty.span.end));
         }
         let sc = Scope {
@@ -205,7 +208,11 @@ impl Checker {
                 ok = false;
             }
         }
-        ok.then(|| TensorType::new(t.dtype, t.dims.iter().map(|d| d.dim.clone()).collect()))
+        let dims: Vec<Dim> = t.dims.iter().map(|d| d.dim.clone()).collect();
+        if ok && self.too_large(&dims, t.span.clone()) {
+            return None;
+        }
+        ok.then(|| TensorType::new(t.dtype, dims))
     }
 
     /// Orders functions so that every callee comes before its callers, reporting recursion.

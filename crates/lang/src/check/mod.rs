@@ -100,6 +100,26 @@ impl Checker {
         None
     }
 
+    /// Reports a type whose static dims multiply past [`dims::MAX_STATIC_ELEMENTS`]; such a
+    /// shape can never be allocated, and its element count would wrap in compiled code.
+    pub(crate) fn too_large(&mut self, dims: &[crate::types::Dim], span: Span) -> bool {
+        let count = dims::Count::of(dims);
+        if !count.too_large() {
+            return false;
+        }
+        let shape = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
+        let label = if count.overflow {
+            "more elements than 2^128".to_string()
+        } else {
+            format!("{} elements", count.fixed)
+        };
+        let d = Diagnostic::new(ErrorKind::Shape, span.clone(), format!("the shape [{shape}] has too many elements"))
+            .with_label(span, label)
+            .with_note("the static dims of a shape may multiply to at most 2^60 elements");
+        self.report(d);
+        true
+    }
+
     /// Converts `t` to dtype `to`: weak literals take it directly, other values get an
     /// explicit cast (callers decide whether the conversion is allowed).
     pub(crate) fn convert(&mut self, t: Typed, to: DType) -> Option<TExpr> {
