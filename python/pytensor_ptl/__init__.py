@@ -1,0 +1,82 @@
+"""Run PyTensor graphs with ptl.
+
+``import pytensor_ptl`` registers the PyTensor mode ``"PTL"``: ``pytensor.function(...,
+mode="PTL")`` converts the rewritten graph to a ptl program, which IREE compiles for the CPU.
+:func:`from_fgraph` gives the program itself (its ptl source, its checks, and a callable).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _ptl
+from .importer import NeedsStaticShapes, check_supported, describe, from_fgraph
+
+__all__ = ["Program", "from_fgraph", "NeedsStaticShapes", "check_supported", "describe", "run_script", "PTLLinker"]
+
+run_script = _ptl.run_script
+
+
+class Program:
+    """A ptl program with one function, converted from a PyTensor graph.
+
+    ``prog(*arrays)`` compiles it (once; compiled modules are cached on disk as well) and runs
+    it, returning a list with one NumPy array per graph output.
+    """
+
+    def __init__(self, native, fgraph=None):
+        self._native = native
+        self._out_dtypes = [o.type.dtype for o in fgraph.outputs] if fgraph is not None else None
+        self._in_dtypes = [i.type.dtype for i in fgraph.inputs] if fgraph is not None else None
+
+    def source(self) -> str:
+        """The canonical ptl text of the program (as ``ptl fmt`` prints it)."""
+        return self._native.source()
+
+    @property
+    def entry(self) -> str:
+        """The name of the function."""
+        return self._native.entry
+
+    def check(self) -> None:
+        """Raises ``ValueError`` with the rendered diagnostics unless the program type-checks."""
+        self._native.check()
+
+    def result_types(self) -> list[str]:
+        return self._native.result_types()
+
+    def mlir(self) -> str:
+        return self._native.mlir()
+
+    def _args(self, arrays):
+        if self._in_dtypes is not None and len(arrays) != len(self._in_dtypes):
+            raise TypeError(f"the function takes {len(self._in_dtypes)} arguments, got {len(arrays)}")
+        out = []
+        for k, a in enumerate(arrays):
+            a = np.asarray(a)
+            if self._in_dtypes is not None and str(a.dtype) != self._in_dtypes[k]:
+                if not np.can_cast(a.dtype, self._in_dtypes[k], casting="same_kind"):
+                    raise TypeError(f"argument {k} has dtype {a.dtype}, expected {self._in_dtypes[k]}")
+                a = a.astype(self._in_dtypes[k])
+            out.append(a)
+        return out
+
+    def _results(self, outs):
+        if self._out_dtypes is None:
+            return outs
+        return [o if str(o.dtype) == d else o.astype(d) for o, d in zip(outs, self._out_dtypes)]
+
+    def __call__(self, *arrays):
+        return self._results(self._native.run(*self._args(arrays)))
+
+    def interpret(self, *arrays):
+        """Runs the program with ptl's reference interpreter instead of compiling it."""
+        return self._results(self._native.interpret(*self._args(arrays)))
+
+    def __repr__(self) -> str:
+        return f"<ptl Program `{self.entry}`>\n{self.source()}"
+
+
+from .linker import PTLLinker, register  # noqa: E402
+
+register()

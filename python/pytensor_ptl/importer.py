@@ -1,0 +1,491 @@
+"""PyTensor ``FunctionGraph`` -> plain description -> ptl program (built in Rust).
+
+The walk here only classifies nodes, folds what is known before run time (constants and
+shapes), and writes each node as ``{op, inputs, outputs, dtypes, attrs, at}``. The Rust side
+(``_ptl.build_program``) turns that into a ptl ``fn`` and checks it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytensor.scalar as ps
+import pytensor.scalar.math as psm
+from pytensor.compile.ops import DeepCopyOp, TypeCastingOp
+from pytensor.graph.basic import Constant
+from pytensor.graph.fg import FunctionGraph
+from pytensor.raise_op import CheckAndRaise
+from pytensor.tensor import blas
+from pytensor.tensor.basic import Alloc, MakeVector, ScalarFromTensor, TensorFromScalar
+from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from pytensor.tensor.math import All, Any, Dot, Max, Min, Sum
+from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
+from pytensor.tensor.special import LogSoftmax, Softmax
+
+from . import _ptl
+
+SUPPORTED_DTYPES = ("bool", "int32", "int64", "float32", "float64")
+
+# Constants of other dtypes are rewritten to one of ptl's (their values are kept exactly).
+_CONST_DTYPES = {
+    "int8": "int32",
+    "int16": "int32",
+    "uint8": "int32",
+    "uint16": "int32",
+    "uint32": "int64",
+    "float16": "float32",
+}
+
+_SCALAR_OPS = {
+    ps.Add: "add",
+    ps.Sub: "sub",
+    ps.Mul: "mul",
+    ps.TrueDiv: "true_div",
+    ps.Neg: "neg",
+    ps.Pow: "pow",
+    ps.Exp: "exp",
+    ps.Log: "log",
+    ps.Log1p: "log1p",
+    ps.Sqrt: "sqrt",
+    ps.Tanh: "tanh",
+    ps.Abs: "abs",
+    psm.Sigmoid: "sigmoid",
+    psm.Softplus: "softplus",
+    ps.Maximum: "maximum",
+    ps.Minimum: "minimum",
+    ps.GT: "gt",
+    ps.GE: "ge",
+    ps.LT: "lt",
+    ps.LE: "le",
+    ps.EQ: "eq",
+    ps.NEQ: "neq",
+    ps.Switch: "switch",
+    ps.Cast: "cast",
+    ps.Second: "second",
+    ps.Identity: "identity",
+    ps.Sqr: "sqr",
+    ps.Reciprocal: "reciprocal",
+    ps.AND: "and",
+    ps.OR: "or",
+    ps.XOR: "xor",
+    ps.Invert: "invert",
+    ps.Clip: "clip",
+}
+_COMPARISONS = {"gt", "ge", "lt", "le", "eq", "neq"}
+_REDUCTIONS = {Sum: "sum", Max: "max", Min: "min", All: "all", Any: "any"}
+_REDUCE_SCALAR = {ps.Add: "sum", ps.Maximum: "max", ps.Minimum: "min", ps.AND: "all", ps.OR: "any"}
+_ALIASES = (DeepCopyOp, TypeCastingOp, ScalarFromTensor, TensorFromScalar)
+# Folded when their inputs are known; otherwise they need shapes fixed before run time.
+_SHAPE_OPS = (Shape, Shape_i, MakeVector, CheckAndRaise)
+
+
+class NeedsStaticShapes(NotImplementedError):
+    """The graph computes with a size that is unknown until run time (a ``Shape_i`` of a ``None``
+    dim, a ``Reshape`` to a computed shape, ...). ptl can run it once the input shapes are fixed:
+    the PTL mode then compiles one program per set of input shapes."""
+
+
+def _op_name(node) -> str:
+    return str(node.op)
+
+
+def _var_name(v) -> str:
+    return v.name if v.name else f"<{v.type}>"
+
+
+def _where(index: int, node, fgraph) -> str:
+    ins = ", ".join(_var_name(i) for i in node.inputs)
+    outs = []
+    for o in node.outputs:
+        if o in fgraph.outputs:
+            outs.append(f"output {fgraph.outputs.index(o)}")
+        elif o.name:
+            outs.append(o.name)
+    where = f"node {index} `{_op_name(node)}` (inputs: {ins}"
+    if outs:
+        where += f"; computes {', '.join(outs)}"
+    return where + ")"
+
+
+def _scalar_name(op, at: str) -> str:
+    name = _SCALAR_OPS.get(type(op))
+    if name is None:
+        raise NotImplementedError(f"{at}: the scalar operation `{op}` ({type(op).__name__}) has no ptl equivalent")
+    return name
+
+
+def _check_scalar_graph(op, at: str) -> None:
+    if isinstance(op, ps.Composite):
+        for inner in op.fgraph.toposort():
+            _check_scalar_graph(inner.op, at)
+    else:
+        _scalar_name(op, at)
+
+
+def _reduce_kind(op, at: str) -> str:
+    for cls, kind in _REDUCTIONS.items():
+        if type(op) is cls:
+            return kind
+    if type(op) is CAReduce:
+        kind = _REDUCE_SCALAR.get(type(op.scalar_op))
+        if kind:
+            return kind
+    raise NotImplementedError(f"{at}: the reduction `{op}` has no ptl equivalent")
+
+
+def check_supported(fgraph: FunctionGraph) -> None:
+    """Raises ``NotImplementedError`` for the first node or dtype ptl cannot express (shape
+    questions aside: those can be settled by fixing the input shapes)."""
+    for v in fgraph.inputs:
+        if v.type.dtype not in SUPPORTED_DTYPES:
+            raise NotImplementedError(
+                f"input `{_var_name(v)}` has dtype {v.type.dtype}, which ptl does not have "
+                f"(ptl has {', '.join(SUPPORTED_DTYPES)})"
+            )
+    # Values computed from shapes and constants only: folded before run time, whatever the op.
+    static = set()
+    for index, node in enumerate(fgraph.toposort()):
+        at = _where(index, node, fgraph)
+        op = node.op
+        if isinstance(op, (Shape, Shape_i)) or (
+            node.inputs and all(isinstance(i, Constant) or i in static for i in node.inputs)
+        ):
+            static.update(node.outputs)
+            continue
+        if isinstance(op, Elemwise):
+            _check_scalar_graph(op.scalar_op, at)
+        elif isinstance(op, CAReduce):
+            _reduce_kind(op, at)
+        elif isinstance(op, (Softmax, LogSoftmax)):
+            if (op.axis is None and node.inputs[0].type.ndim != 1) or (
+                isinstance(op.axis, (tuple, list)) and len(op.axis) != 1
+            ):
+                raise NotImplementedError(f"{at}: softmax over all axes of a rank-{node.inputs[0].type.ndim} tensor")
+        elif isinstance(op, (blas.Dot22Scalar, blas.Ger)):
+            raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
+        elif isinstance(op, (DimShuffle, Dot, blas.Dot22, blas.Gemv, blas.Gemm, Alloc, Reshape, SpecifyShape)):
+            pass
+        elif isinstance(op, _ALIASES + _SHAPE_OPS):
+            pass
+        else:
+            raise NotImplementedError(f"{at}: the operation `{op}` ({type(op).__name__}) has no ptl equivalent")
+        for o in node.outputs:
+            if isinstance(op, _SHAPE_OPS):
+                continue
+            if o.type.dtype not in SUPPORTED_DTYPES:
+                raise NotImplementedError(f"{at}: computes dtype {o.type.dtype}, which ptl does not have")
+
+
+def _const_array(value) -> np.ndarray:
+    a = np.asarray(value)
+    dt = str(a.dtype)
+    if dt in _CONST_DTYPES:
+        a = a.astype(_CONST_DTYPES[dt])
+    elif dt not in SUPPORTED_DTYPES:
+        raise NotImplementedError(f"a constant has dtype {dt}, which ptl does not have")
+    return np.ascontiguousarray(a)
+
+
+def _ptl_dtype(dtype: str, at: str) -> str:
+    if dtype in SUPPORTED_DTYPES:
+        return dtype
+    if dtype in _CONST_DTYPES:  # only where exactness is kept: comparisons of small integers
+        return _CONST_DTYPES[dtype]
+    raise NotImplementedError(f"{at}: dtype {dtype} has no ptl equivalent")
+
+
+class _Describer:
+    def __init__(self, fgraph: FunctionGraph):
+        self.fgraph = fgraph
+        self.ids: dict = {}
+        self.next_id = 0
+        self.consts: list[np.ndarray] = []
+        self.const_entries: list[dict] = []
+        self.nodes: list[dict] = []
+        self.known: dict = {}  # variable -> value known before run time
+
+    def fresh(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    def const(self, value) -> int:
+        i = self.fresh()
+        self.const_entries.append({"id": i, "index": len(self.consts)})
+        self.consts.append(_const_array(value))
+        return i
+
+    def id_of(self, v) -> int:
+        if v in self.ids:
+            return self.ids[v]
+        if isinstance(v, Constant):
+            i = self.const(v.data)
+        elif v in self.known:
+            i = self.const(self.known[v])
+        else:
+            raise NotImplementedError(f"`{_var_name(v)}` is used before it is computed")
+        self.ids[v] = i
+        return i
+
+    def value_of(self, v):
+        if isinstance(v, Constant):
+            return v.data
+        return self.known.get(v)
+
+    def emit(self, op: str, inputs, outputs, dtypes, at: str, **attrs) -> None:
+        self.nodes.append(
+            {"op": op, "inputs": list(inputs), "outputs": list(outputs), "dtypes": list(dtypes), "attrs": attrs, "at": at}
+        )
+
+    def fold(self, node) -> bool:
+        """Computes `node` now when all its inputs are known."""
+        values = [self.value_of(i) for i in node.inputs]
+        if any(v is None for v in values):
+            return False
+        storage = [[None] for _ in node.outputs]
+        node.op.perform(node, values, storage)
+        for o, s in zip(node.outputs, storage):
+            self.known[o] = np.asarray(s[0])
+        return True
+
+    # Elementwise operations, with fused scalar graphs expanded in place.
+    def scalar_node(self, sop, in_ids, in_dtypes, out_dtypes, at) -> list[int]:
+        if isinstance(sop, ps.Composite):
+            env = {}
+            for v, i in zip(sop.fgraph.inputs, in_ids):
+                env[v] = i
+            for inner in sop.fgraph.toposort():
+                ids = []
+                for v in inner.inputs:
+                    if v not in env:
+                        if isinstance(v, Constant):
+                            env[v] = self.const(v.data)
+                        else:
+                            raise NotImplementedError(f"{at}: free variable in a fused graph")
+                    ids.append(env[v])
+                outs = self.scalar_node(
+                    inner.op, ids, [v.type.dtype for v in inner.inputs], [o.type.dtype for o in inner.outputs], at
+                )
+                env.update(zip(inner.outputs, outs))
+            result = []
+            for o in sop.fgraph.outputs:
+                if o not in env:
+                    env[o] = self.const(o.data)
+                result.append(env[o])
+            return result
+        name = _scalar_name(sop, at)
+        outs = [self.fresh() for _ in out_dtypes]
+        attrs = {}
+        if name in _COMPARISONS:
+            attrs["compute"] = _ptl_dtype(ps.upcast(*in_dtypes), at)
+        self.emit(name, in_ids, outs, [_ptl_dtype(d, at) for d in out_dtypes], at, **attrs)
+        return outs
+
+    def elemwise(self, node, at):
+        in_ids = [self.id_of(i) for i in node.inputs]
+        sop = node.op.scalar_op
+        outs = self.scalar_node(
+            sop, in_ids, [i.type.dtype for i in node.inputs], [o.type.dtype for o in node.outputs], at
+        )
+        # An output that does not depend on every input still has the broadcast shape of all.
+        deps = self.dependencies(sop, len(node.inputs))
+        for k, (o, out_id) in enumerate(zip(node.outputs, outs)):
+            missing = [
+                node.inputs[j]
+                for j in range(len(node.inputs))
+                if j not in deps[k] and not all(node.inputs[j].type.broadcastable)
+            ]
+            for m in missing:
+                new = self.fresh()
+                self.emit("second", [self.id_of(m), out_id], [new], [o.type.dtype], at)
+                out_id = new
+            if out_id in in_ids or any(e["id"] == out_id for e in self.const_entries):
+                # The output is an input or a constant as it is: give it its own name.
+                new = self.fresh()
+                self.emit("alias", [out_id], [new], [o.type.dtype], at)
+                out_id = new
+            self.ids[o] = out_id
+
+    @staticmethod
+    def dependencies(sop, n_inputs) -> list[set]:
+        if not isinstance(sop, ps.Composite):
+            if isinstance(sop, ps.Second):
+                return [{0, 1}]
+            return [set(range(n_inputs))]
+        deps = {v: {j} for j, v in enumerate(sop.fgraph.inputs)}
+        for inner in sop.fgraph.toposort():
+            d = set()
+            for v in inner.inputs:
+                d |= deps.get(v, set())
+            for o in inner.outputs:
+                deps[o] = d
+        return [deps.get(o, set()) for o in sop.fgraph.outputs]
+
+    def need_known(self, v, at, what):
+        value = self.value_of(v)
+        if value is None:
+            raise NeedsStaticShapes(f"{at}: {what} is only known at run time")
+        return value
+
+    def node(self, index, node):
+        fg = self.fgraph
+        at = _where(index, node, fg)
+        op = node.op
+        if isinstance(op, _SHAPE_OPS):
+            if isinstance(op, CheckAndRaise):
+                conds = [self.value_of(c) for c in node.inputs[1:]]
+                if any(c is None for c in conds):
+                    raise NeedsStaticShapes(f"{at}: the condition is only known at run time")
+                if not all(np.all(c) for c in conds):
+                    raise op.exc_type(f"{at}: {op.msg}")
+                self.alias(node.inputs[0], node.outputs[0], at)
+                return
+            if isinstance(op, Shape_i):
+                d = node.inputs[0].type.shape[op.i]
+                if d is None:
+                    raise NeedsStaticShapes(f"{at}: dim {op.i} of `{_var_name(node.inputs[0])}` is only known at run time")
+                self.known[node.outputs[0]] = np.asarray(d, dtype="int64")
+                return
+            if isinstance(op, Shape):
+                shape = node.inputs[0].type.shape
+                if any(d is None for d in shape):
+                    raise NeedsStaticShapes(f"{at}: the shape of `{_var_name(node.inputs[0])}` is only known at run time")
+                self.known[node.outputs[0]] = np.asarray(shape, dtype="int64")
+                return
+            if self.fold(node):
+                return
+            raise NeedsStaticShapes(f"{at}: its inputs are only known at run time")
+        if all(self.value_of(i) is not None for i in node.inputs) and node.inputs and self.fold(node):
+            return
+        if isinstance(op, _ALIASES):
+            self.alias(node.inputs[0], node.outputs[0], at)
+        elif isinstance(op, Elemwise):
+            self.elemwise(node, at)
+        elif isinstance(op, DimShuffle):
+            order = [None if o == "x" else int(o) for o in op.new_order]
+            self.simple(node, "dimshuffle", [node.inputs[0]], at, order=order, in_ndim=node.inputs[0].type.ndim)
+        elif isinstance(op, (Dot, blas.Dot22)):
+            self.simple(node, "dot", node.inputs, at)
+        elif isinstance(op, blas.Gemv):
+            self.simple(node, "gemv", node.inputs, at)
+        elif isinstance(op, blas.Gemm):
+            self.simple(node, "gemm", node.inputs, at)
+        elif isinstance(op, CAReduce):
+            kind = _reduce_kind(op, at)
+            axes = None if op.axis is None else [int(a) for a in op.axis]
+            self.simple(node, "reduce", [node.inputs[0]], at, kind=kind, axes=axes, in_ndim=node.inputs[0].type.ndim)
+        elif isinstance(op, (Softmax, LogSoftmax)):
+            axis = op.axis
+            if isinstance(axis, (tuple, list)):
+                if len(axis) != 1:
+                    raise NotImplementedError(f"{at}: softmax over the axes {tuple(axis)}")
+                axis = axis[0]
+            axis = 0 if axis is None else int(axis)
+            name = "softmax" if isinstance(op, Softmax) else "log_softmax"
+            self.simple(node, name, [node.inputs[0]], at, axis=axis)
+        elif isinstance(op, Alloc):
+            shape = [int(self.need_known(s, at, "the allocated shape")) for s in node.inputs[1:]]
+            self.simple(node, "broadcast", [node.inputs[0]], at, shape=shape)
+        elif isinstance(op, Reshape):
+            shape = [int(s) for s in np.ravel(self.need_known(node.inputs[1], at, "the new shape"))]
+            self.simple(node, "reshape", [node.inputs[0]], at, shape=shape)
+        elif isinstance(op, SpecifyShape):
+            x, out = node.inputs[0], node.outputs[0]
+            if tuple(x.type.shape) == tuple(out.type.shape):
+                self.alias(x, out, at)
+            else:
+                shape = [-1 if d is None else int(d) for d in out.type.shape]
+                if shape.count(-1) > 1:
+                    raise NeedsStaticShapes(f"{at}: more than one dim stays unknown")
+                self.simple(node, "reshape", [x], at, shape=shape)
+        else:
+            raise NotImplementedError(f"{at}: the operation `{op}` has no ptl equivalent")
+
+    def simple(self, node, name, inputs, at, **attrs):
+        out = self.fresh()
+        self.emit(name, [self.id_of(i) for i in inputs], [out], [_ptl_dtype(node.outputs[0].type.dtype, at)], at, **attrs)
+        self.ids[node.outputs[0]] = out
+
+    def alias(self, src, dst, at):
+        value = self.value_of(src)
+        if value is not None:
+            self.known[dst] = np.asarray(value)
+            return
+        out = self.fresh()
+        self.emit("alias", [self.id_of(src)], [out], [_ptl_dtype(dst.type.dtype, at)], at)
+        self.ids[dst] = out
+
+    def describe(self, name: str) -> tuple[str, list[np.ndarray]]:
+        fg = self.fgraph
+        inputs = []
+        used = set()
+        for k, v in enumerate(fg.inputs):
+            i = self.fresh()
+            self.ids[v] = i
+            base = v.name or f"x{k}"
+            pname = base
+            n = 1
+            while pname in used:
+                n += 1
+                pname = f"{base}_{n}"
+            used.add(pname)
+            inputs.append({"id": i, "name": pname, "dtype": v.type.dtype, "shape": list(v.type.shape)})
+        for index, node in enumerate(fg.toposort()):
+            self.node(index, node)
+        outputs = []
+        for k, o in enumerate(fg.outputs):
+            if o.type.dtype not in SUPPORTED_DTYPES:
+                raise NotImplementedError(f"output {k} has dtype {o.type.dtype}, which ptl does not have")
+            if o not in self.ids and self.value_of(o) is not None:
+                # A constant output: written out with its full shape and dtype.
+                value = np.asarray(self.value_of(o)).astype(o.type.dtype)
+                i = self.fresh()
+                self.const_entries.append({"id": i, "index": len(self.consts)})
+                self.consts.append(np.ascontiguousarray(value))
+                if value.size == 1 and value.ndim > 0:
+                    # A one-element constant would be written in place; keep its shape.
+                    out = self.fresh()
+                    self.emit("broadcast", [i], [out], [o.type.dtype], "output", shape=list(value.shape))
+                    i = out
+                self.ids[o] = i
+            outputs.append(self.id_of(o))
+        desc = {"name": name, "inputs": inputs, "consts": self.const_entries, "nodes": self.nodes, "outputs": outputs}
+        return json.dumps(desc), self.consts
+
+
+def specialize(fgraph: FunctionGraph, shapes) -> FunctionGraph:
+    """A copy of `fgraph` whose inputs have the given static shapes; static shapes are inferred
+    again through every node."""
+    from pytensor.graph.replace import graph_replace
+    from pytensor.tensor.type import TensorType
+
+    new_inputs = []
+    for v, shape in zip(fgraph.inputs, shapes):
+        if isinstance(v.type, TensorType):
+            nv = TensorType(v.type.dtype, shape=tuple(int(d) for d in shape))(name=v.name)
+        else:
+            nv = v.type(name=v.name)
+        new_inputs.append(nv)
+    outputs = graph_replace(list(fgraph.outputs), list(zip(fgraph.inputs, new_inputs)), strict=False)
+    return FunctionGraph(new_inputs, outputs, clone=False)
+
+
+def describe(fgraph: FunctionGraph, name: str = "graph", input_shapes=None) -> tuple[str, list[np.ndarray]]:
+    """The plain description of `fgraph` handed to Rust: JSON text and the constant arrays."""
+    check_supported(fgraph)
+    if input_shapes is not None:
+        fgraph = specialize(fgraph, input_shapes)
+    return _Describer(fgraph).describe(name)
+
+
+def from_fgraph(fgraph: FunctionGraph, name: str = "graph", input_shapes=None):
+    """Converts `fgraph` to a ptl :class:`Program`.
+
+    Static input dims become static ptl dims and ``None`` becomes ``?``; with `input_shapes`
+    the inputs take those shapes instead. Raises ``NotImplementedError`` naming the node for
+    anything ptl cannot express (``NeedsStaticShapes`` when only fixed input shapes are missing).
+    """
+    from . import Program
+
+    text, consts = describe(fgraph, name, input_shapes)
+    return Program(_ptl.build_program(text, consts), fgraph)

@@ -1,0 +1,90 @@
+"""The PyTensor linker and mode "PTL"."""
+
+from __future__ import annotations
+
+from pytensor.compile.mode import Mode, predefined_modes, register_mode
+from pytensor.graph.rewriting.db import RewriteDatabaseQuery
+from pytensor.link.basic import JITLinker
+
+from .importer import NeedsStaticShapes, check_supported, from_fgraph
+
+
+class PTLLinker(JITLinker):
+    """A ``Linker`` that converts the whole ``FunctionGraph`` to one ptl function.
+
+    The program is built and compiled when ``pytensor.function`` runs, so anything ptl cannot
+    express raises ``NotImplementedError`` there. A graph that computes with sizes known only at
+    run time (``Shape_i`` of a ``None`` dim feeding a ``Reshape``, a ``mean``'s divisor, shape
+    assertions) is compiled once per set of input shapes instead, when it is called.
+    """
+
+    incompatible_rewrites = (
+        "cxx_only",
+        "BlasOpt",
+        "local_careduce_fusion",
+        "inplace",
+        "scan_reduce_trace_prealloc",
+        "inline_einsum",
+    )
+
+    def fgraph_convert(self, fgraph, **kwargs):
+        check_supported(fgraph)
+        try:
+            prog = from_fgraph(fgraph)
+        except NeedsStaticShapes:
+            return _PerShape(fgraph)
+        prog.check()
+        prog._native.compile()
+        return prog
+
+    def jit_compile(self, fn):
+        return fn
+
+    def create_thunk_inputs(self, storage_map):
+        return [storage_map[n] for n in self.fgraph.inputs]
+
+
+class _PerShape:
+    """One program per tuple of input shapes."""
+
+    def __init__(self, fgraph):
+        self.fgraph = fgraph
+        self.programs = {}
+
+    def __call__(self, *arrays):
+        key = tuple(getattr(a, "shape", ()) for a in arrays)
+        prog = self.programs.get(key)
+        if prog is None:
+            prog = from_fgraph(self.fgraph, input_shapes=key)
+            prog.check()
+            self.programs[key] = prog
+        return prog(*arrays)
+
+
+# The rewrites PyTensor runs for "fast_run", minus those that produce C/BLAS-only or in-place ops.
+PTL_QUERY = RewriteDatabaseQuery(include=["fast_run"], exclude=list(PTLLinker.incompatible_rewrites))
+
+
+def register() -> None:
+    if "PTL" not in predefined_modes:
+        register_mode("PTL", Mode(PTLLinker(), PTL_QUERY))
+    _accept_in_config()
+
+
+def _accept_in_config() -> None:
+    """Lets ``pytensor.config.mode = "PTL"`` through: PyTensor checks mode names against a fixed
+    list before looking them up among the registered modes."""
+    import pytensor
+
+    param = pytensor.config._config_var_dict.get("mode")
+    apply = getattr(param, "_apply", None)
+    if apply is None or getattr(apply, "_ptl", False):
+        return
+
+    def accept(val, _apply=apply):
+        if isinstance(val, str) and val.upper() == "PTL":
+            return "PTL"
+        return _apply(val)
+
+    accept._ptl = True
+    param._apply = accept
