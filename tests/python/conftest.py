@@ -1,0 +1,81 @@
+"""Shared helpers for the PyTensor importer and PTL mode tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytensor = pytest.importorskip("pytensor")
+pytensor_ptl = pytest.importorskip("pytensor_ptl")
+
+ROOT = Path(__file__).resolve().parents[2]
+PTL_BIN = ROOT / "target" / "debug" / "ptl"
+
+_NP_TO_PTL = {"bool": "bool", "int32": "i32", "int64": "i64", "float32": "f32", "float64": "f64"}
+
+
+def ptl_literal(a) -> str:
+    """A NumPy array as a ptl literal with its dtype and shape."""
+    a = np.asarray(a)
+    dt = _NP_TO_PTL[str(a.dtype)]
+
+    def lit(x):
+        if isinstance(x, np.ndarray):
+            if x.ndim == 0:
+                return lit(x.item())
+            return "[" + ", ".join(lit(y) for y in x) + "]"
+        if a.dtype == bool:
+            return "true" if x else "false"
+        if a.dtype.kind == "f":
+            assert np.isfinite(x), "round-trip literals must be finite"
+            return repr(float(x))
+        return str(int(x))
+
+    dims = ", ".join(str(d) for d in a.shape)
+    ty = f"{dt}[{dims}]" if a.ndim else dt
+    return f"({lit(a)} : {ty})"
+
+
+def roundtrip_script(prog, args) -> str:
+    call = f"{prog.entry}({', '.join(ptl_literal(a) for a in args)})"
+    return prog.source() + f"\nprint {call};\n"
+
+
+def run_roundtrip(prog, args):
+    """Runs `prog.source()` as a script on literal arguments, compiled, through the extension."""
+    return pytensor_ptl.run_script(roundtrip_script(prog, args))
+
+
+def run_cli(script: str) -> str:
+    with tempfile.NamedTemporaryFile("w", suffix=".ptl", delete=False) as f:
+        f.write(script)
+        path = f.name
+    try:
+        r = subprocess.run([str(PTL_BIN), "run", path], capture_output=True, text=True, timeout=300)
+    finally:
+        os.unlink(path)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def assert_same(got, want, rtol=None, atol=None):
+    got = np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    if want.dtype.kind == "f":
+        tight = want.dtype == np.float64
+        np.testing.assert_allclose(
+            got,
+            want,
+            rtol=rtol if rtol is not None else (1e-10 if tight else 2e-5),
+            atol=atol if atol is not None else (1e-12 if tight else 1e-6),
+            equal_nan=True,
+        )
+    else:
+        np.testing.assert_array_equal(got, want)
