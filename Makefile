@@ -25,7 +25,7 @@ test: setup
 	@if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then $(MAKE) --no-print-directory test-python; fi
 
 test-python:
-	$(VENV)/bin/python -m pytest -q tests/python
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/python
 
 # Benchmarks: criterion (crates/rt/benches), the memory soak and bench/run.py (NumPy, PyTensor,
 # iree.runtime); prints one table, writes bench/results/latest.{json,png}. About 10 minutes.

@@ -27,6 +27,25 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
+# The Python package `pytensor_ptl` (python/: the PyTensor importer and mode "PTL"), built by
+# maturin and installed editable into the venv. Rebuilt only when its Rust sources or the crates
+# it links change (its Python files are used in place).
+py_hash=$(find python/src python/Cargo.toml python/Cargo.lock python/pyproject.toml \
+            crates/lang/src crates/lower/src crates/rt/src crates/*/Cargo.toml Cargo.lock .cargo/config.toml \
+            -type f 2>/dev/null | sort | xargs sha1sum | sha1sum | cut -c1-12)
+py_stamp="$VENV/.ptl-python-$py_hash"
+if [ ! -f "$py_stamp" ] || ! ls python/pytensor_ptl/_ptl*.so >/dev/null 2>&1; then
+  echo "setup: building the pytensor_ptl extension (python/)"
+  (
+    cd python
+    export VIRTUAL_ENV="$PWD/../$VENV" PATH="$PWD/../$VENV/bin:$PATH" EERIE_PYTHON="$PWD/../$VENV/bin/python"
+    maturin develop --quiet >/dev/null
+  )
+  CARGO_TARGET_DIR=target bash scripts/keep-eerie-fresh.sh
+  rm -f "$VENV"/.ptl-python-*
+  touch "$py_stamp"
+fi
+
 # mdbook, for `make book` only (`setup.sh --book`): built from crates.io once if missing, which
 # takes several minutes (about 7 on a busy two-core machine).
 MDBOOK_VERSION=0.4.52
