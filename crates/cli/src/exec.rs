@@ -45,7 +45,7 @@ impl Executor {
         } else {
             self.engine()?.run_script(prog).map_err(|e| e.to_string())
         };
-        self.record(t.elapsed());
+        self.record(&out, t.elapsed());
         out
     }
 
@@ -57,11 +57,16 @@ impl Executor {
         } else {
             self.engine()?.call(prog, name, args).map_err(|e| e.to_string())
         };
-        self.record(t.elapsed());
+        self.record(&out, t.elapsed());
         out
     }
 
-    fn record(&mut self, total: Duration) {
+    /// Keeps the timing line of a successful run (a failed one has no complete timings).
+    fn record<T>(&mut self, out: &Result<T, String>, total: Duration) {
+        if out.is_err() {
+            self.last_timing = None;
+            return;
+        }
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         self.last_timing = Some(match (&self.engine, self.opts.interp) {
             (Some(e), false) => {

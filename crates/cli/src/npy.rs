@@ -82,3 +82,38 @@ pub fn write(path: &Path, v: &Value) -> Result<(), String> {
         Value::F64(a) => save(path, a),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors() {
+        assert_eq!(dtype_of("<f8"), Some(DType::F64));
+        assert_eq!(dtype_of(">f4"), Some(DType::F32));
+        assert_eq!(dtype_of("<i8"), Some(DType::I64));
+        assert_eq!(dtype_of("<i4"), Some(DType::I32));
+        assert_eq!(dtype_of("|b1"), Some(DType::Bool));
+        assert_eq!(dtype_of("|u1"), None);
+        assert_eq!(dtype_of("<c16"), None);
+    }
+
+    #[test]
+    fn round_trip_every_dtype() {
+        let dir = std::env::temp_dir().join(format!("ptl-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let values = [
+            Value::F64(ndarray::arr2(&[[1.5, -2.0], [0.0, 1e-310]]).into_dyn()),
+            Value::F32(ndarray::arr1(&[0.5f32, 3.0]).into_dyn()),
+            Value::I64(ndarray::arr0(-7i64).into_dyn()),
+            Value::I32(ndarray::arr1(&[1i32, 2, 3]).into_dyn()),
+            Value::Bool(ndarray::arr1(&[true, false]).into_dyn()),
+        ];
+        for (i, v) in values.iter().enumerate() {
+            let path = dir.join(format!("{i}.npy"));
+            write(&path, v).expect("write");
+            assert_eq!(&read(&path).expect("read"), v);
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

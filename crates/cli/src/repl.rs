@@ -337,3 +337,121 @@ fn show(values: &[Value]) -> Output {
         Output::Text(values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("\n"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::DeviceArg;
+
+    fn session() -> Repl {
+        let opts =
+            ExecOptions { interp: true, device: DeviceArg::LocalSync, flush_denormals: false, no_cache: true, time: false };
+        Repl::new(opts, false)
+    }
+
+    fn text(out: Output) -> String {
+        match out {
+            Output::Text(t) => t,
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+
+    fn error(out: Output) -> String {
+        match out {
+            Output::Error(e) => e,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn open_brackets_continue_the_input() {
+        assert!(is_incomplete("fn f(x: f64) -> f64 {"));
+        assert!(is_incomplete("let a = [1.0,\n  2.0"));
+        assert!(!is_incomplete("fn f(x: f64) -> f64 {\n x\n}"));
+        assert!(!is_incomplete("1 + 2 // a comment with an open ( bracket"));
+        assert!(!is_incomplete(")"));
+    }
+
+    #[test]
+    fn definitions_persist_and_expressions_print() {
+        let mut r = session();
+        assert_eq!(r.eval_line("fn f(x: f64[n]) -> f64[n] { x * 2.0 }"), Output::Nothing);
+        assert_eq!(r.eval_line("let v = [1.0, 2.0];"), Output::Nothing);
+        assert_eq!(text(r.eval_line("f(v)")), "[2. 4.]");
+        assert_eq!(text(r.eval_line("f(v);")), "[2. 4.]");
+        assert_eq!(text(r.eval_line("print f(v);")), "[2. 4.]");
+        assert_eq!(text(r.eval_line("let w = v + 1.0; print w;")), "[2. 3.]");
+        assert_eq!(text(r.eval_line("w")), "[2. 3.]");
+    }
+
+    #[test]
+    fn an_error_leaves_the_session_as_it_was() {
+        let mut r = session();
+        r.eval_line("let v = [1.0, 2.0];");
+        let e = error(r.eval_line("let bad = v + [1.0, 2.0, 3.0];"));
+        assert!(e.contains("E0006") && e.contains("<input>"), "{e}");
+        assert!(error(r.eval_line("bad")).contains("unknown name `bad`"));
+        assert!(error(r.eval_line("fn g(x: f64) -> f64 { y }")).contains("E0003"));
+        assert!(error(r.eval_line("g(1.0)")).contains("unknown function `g`"));
+        assert!(error(r.eval_line("1 +")).contains("E0002"));
+        assert_eq!(text(r.eval_line("v * 3.0")), "[3. 6.]");
+    }
+
+    #[test]
+    fn a_run_time_error_in_a_let_is_reported_at_once() {
+        let mut r = session();
+        r.eval_line("fn add(x: f64[?], y: f64[?]) -> f64[?] { x + y }");
+        let e = error(r.eval_line("let s = add([1.0, 2.0], [1.0, 2.0, 3.0]);"));
+        assert!(e.starts_with("error:"), "{e}");
+        assert!(error(r.eval_line("s")).contains("unknown name `s`"));
+        assert_eq!(r.eval_line("let s = add([1.0], [2.0]);"), Output::Nothing);
+        assert_eq!(text(r.eval_line("s")), "[3.]");
+    }
+
+    #[test]
+    fn functions_can_be_redefined() {
+        let mut r = session();
+        r.eval_line("fn f(x: f64) -> f64 { x + 1.0 }");
+        r.eval_line("fn g(x: f64) -> f64 { f(x) * 10.0 }");
+        assert_eq!(text(r.eval_line("g(1.0)")), "20.0");
+        assert_eq!(r.eval_line("fn f(x: f64) -> f64 { x + 2.0 }"), Output::Nothing);
+        assert_eq!(text(r.eval_line("g(1.0)")), "30.0");
+    }
+
+    #[test]
+    fn commands() {
+        let mut r = session();
+        r.eval_line("fn f(x: f64[n]) -> (f64[n], f64) { (x, sum(x)) }");
+        assert_eq!(text(r.eval_line(":type f")), "fn f(x: f64[n]) -> (f64[n], f64)");
+        assert_eq!(text(r.eval_line(":type f([1, 2])")), "(f64[2], f64)");
+        assert_eq!(text(r.eval_line(":type [1, 2] > 1")), "bool[2]");
+        assert!(text(r.eval_line(":mlir f")).contains("func.func @f"));
+        assert!(text(r.eval_line(":mlir 1.0 + 2.0")).contains("module"));
+        assert!(error(r.eval_line(":type")).contains("needs an argument"));
+        assert!(error(r.eval_line(":type nope")).contains("unknown name `nope`"));
+        assert!(text(r.eval_line(":help")).contains(":load FILE"));
+        assert!(text(r.eval_line(":defs")).contains("fn f(x: f64[n])"));
+        assert!(error(r.eval_line(":frobnicate")).contains("unknown command"));
+        assert_eq!(r.eval_line(":reset"), Output::Nothing);
+        assert_eq!(r.eval_line(":defs"), Output::Nothing);
+        assert_eq!(r.eval_line("   "), Output::Nothing);
+        assert_eq!(r.eval_line(":quit"), Output::Quit);
+    }
+
+    #[test]
+    fn load_runs_a_file_and_keeps_its_definitions() {
+        let dir = std::env::temp_dir().join(format!("ptl-repl-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("lib.ptl");
+        std::fs::write(&file, "// a library\nfn inc(x: f64) -> f64 { x + 1.0 }\nlet k = 2.0;\nprint inc(k);\n")
+            .expect("write");
+        let mut r = session();
+        assert_eq!(text(r.eval_line(&format!(":load {}", file.display()))), "3.0");
+        assert_eq!(text(r.eval_line("inc(k) * 2.0")), "6.0");
+        std::fs::write(&file, "print nope;\n").expect("write");
+        let e = error(r.eval_line(&format!(":load {}", file.display())));
+        assert!(e.contains("lib.ptl") && e.contains("nope"), "{e}");
+        assert!(error(r.eval_line(":load /no/such/file.ptl")).contains("cannot read"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -424,16 +424,26 @@ oops + 1
 :type f
 f(v)
 print g(1.0), 1;
+:load AXPY
+axpy([1.0], [2.0])
+:mlir g
 :quit
 ";
+    let axpy = examples().join("axpy.ptl");
+    let input = input.replace("AXPY", &axpy.display().to_string());
     for mode in [None, Some("--interp")] {
         ptl()
             .arg("repl")
             .args(mode)
-            .write_stdin(input)
+            .write_stdin(input.clone())
             .assert()
             .success()
-            .stdout("[2. 4.]\n[2 3 4]\n3.0\nf64[3]\nfn f(x: f64[n]) -> f64[n]\n[2. 4. 6.]\n")
+            .stdout(
+                predicate::str::starts_with(
+                    "[2. 4.]\n[2 3 4]\n3.0\nf64[3]\nfn f(x: f64[n]) -> f64[n]\n[2. 4. 6.]\n[ 9. 12. 15.]\n[5.]\n",
+                )
+                .and(contains("func.func @g")),
+            )
             .stderr(contains("E0003").and(contains("oops")).and(contains("E0002")));
     }
 }
