@@ -31,6 +31,9 @@ impl CompileOptions {
             format!("--iree-llvmcpu-target-cpu={}", self.target_cpu),
             // Without this IREE silently computes f64 programs in f32.
             "--iree-input-demote-f64-to-f32=false".to_string(),
+            // Constant subexpressions are folded by MLIR (exact IEEE arithmetic) but not
+            // evaluated by IREE's compile-time runtime, which flushes subnormals to zero.
+            "--iree-opt-const-eval=false".to_string(),
         ];
         if self.exact_reductions {
             flags.push("--iree-llvmcpu-reassociate-fp-reductions=false".to_string());
@@ -71,7 +74,22 @@ fn candidates() -> Vec<PathBuf> {
     out
 }
 
+fn install_hint() -> String {
+    format!(
+        "Install it with `scripts/setup.sh` (or `pip install iree-base-compiler==3.13.0`), \
+         or point {COMPILER_ENV} at the library or its folder."
+    )
+}
+
 fn load() -> std::result::Result<Compiler, String> {
+    // An explicit choice that does not exist is a mistake to report, not to work around.
+    if let Some(p) = std::env::var_os(COMPILER_ENV).filter(|p| !Path::new(p).exists()) {
+        return Err(format!(
+            "cannot find the IREE compiler library: {COMPILER_ENV} is set to {}, which does not exist.\n{}",
+            Path::new(&p).display(),
+            install_hint()
+        ));
+    }
     for c in candidates() {
         if Path::new(&c).exists() {
             return Compiler::with_library(&c).map_err(|e| format!("cannot load the IREE compiler from {}: {e}", c.display()));
@@ -80,9 +98,8 @@ fn load() -> std::result::Result<Compiler, String> {
     // Last resort: ask the Python on PATH (or EERIE_PYTHON) where its iree-base-compiler lives.
     Compiler::new().map_err(|e| {
         format!(
-            "cannot find the IREE compiler library (libIREECompiler.so).\n\
-             Install it with `scripts/setup.sh` (or `pip install iree-base-compiler==3.13.0`), \
-             or point {COMPILER_ENV} at the library or its folder.\n({e})"
+            "cannot find the IREE compiler library (libIREECompiler.so).\n{}\n({e})",
+            install_hint()
         )
     })
 }

@@ -201,9 +201,37 @@ fn powf<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, y: Value<'c, '
     let ty = element_type(e.ctx, dt);
     let c = |v: f64| e.const_scalar(dt, v);
     let ax = e.op1("math.absf", &[x], ty, &[])?;
-    let r = e.op1("math.powf", &[ax, y], ty, &[])?;
+    let general = e.op1("math.powf", &[ax, y], ty, &[])?;
     let fy = e.op1("math.floor", &[y], ty, &[])?;
     let is_int = cmpf(e, CmpfPredicate::Oeq, fy, y)?;
+    // Small integral exponents by repeated squaring: exact where the result is representable
+    // (`3.0 ** 2 == 9.0`), as libm's pow is and exp(y * log(x)) is not.
+    let ay = e.op1("math.absf", &[y], ty, &[])?;
+    let limit = c(64.0)?;
+    let below = cmpf(e, CmpfPredicate::Olt, ay, limit)?;
+    let small = e.op1("arith.andi", &[is_int, below], e.i1(), &[])?;
+    let zero = c(0.0)?;
+    let ay_safe = select(e, small, ay, zero)?;
+    let i64_ty = element_type(e.ctx, DType::I64);
+    let n = e.op1("arith.fptosi", &[ay_safe], i64_ty, &[])?;
+    let one = c(1.0)?;
+    let (one_i, zero_i) = (e.const_int(DType::I64, 1)?, e.const_int(DType::I64, 0)?);
+    let mut acc = one;
+    let mut base = ax;
+    for bit in 0..6 {
+        let sh = e.const_int(DType::I64, bit)?;
+        let shifted = e.op1("arith.shrui", &[n, sh], i64_ty, &[])?;
+        let b = e.op1("arith.andi", &[shifted, one_i], i64_ty, &[])?;
+        let set = cmpi(e, CmpiPredicate::Ne, b, zero_i)?;
+        let times = e.op1("arith.mulf", &[acc, base], ty, &[])?;
+        acc = select(e, set, times, acc)?;
+        base = e.op1("arith.mulf", &[base, base], ty, &[])?;
+    }
+    let inv = e.op1("arith.divf", &[one, acc], ty, &[])?;
+    let y_neg = cmpf(e, CmpfPredicate::Olt, y, zero)?;
+    let by_squaring = select(e, y_neg, inv, acc)?;
+    let r = select(e, small, by_squaring, general)?;
+    // A negative base: defined for integral exponents (sign from parity), NaN otherwise.
     let half = c(0.5)?;
     let hy = e.op1("arith.mulf", &[y, half], ty, &[])?;
     let fhy = e.op1("math.floor", &[hy], ty, &[])?;
@@ -213,11 +241,9 @@ fn powf<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, y: Value<'c, '
     let signed = select(e, odd, neg_r, r)?;
     let nan = c(f64::NAN)?;
     let neg_case = select(e, is_int, signed, nan)?;
-    let zero = c(0.0)?;
     let x_neg = cmpf(e, CmpfPredicate::Olt, x, zero)?;
     let r = select(e, x_neg, neg_case, r)?;
     let y_zero = cmpf(e, CmpfPredicate::Oeq, y, zero)?;
-    let one = c(1.0)?;
     select(e, y_zero, one, r)
 }
 

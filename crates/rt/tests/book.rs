@@ -39,18 +39,7 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 /// Blocks where the compiled path is known to disagree with the interpreter (and NumPy), by
 /// file and a line of the block, with the reason. They must still disagree: once the compiled
 /// path is fixed, the test fails until the entry is removed.
-const KNOWN_COMPILED_BUGS: &[(&str, &str, &str)] = &[
-    (
-        "book/src/performance.md",
-        "let tiny = [1e-310, 2.5e-320] : f64[2];",
-        "subnormals computed from constants are flushed to zero in compiled scripts",
-    ),
-    (
-        "book/src/reference/syntax.md",
-        "print -x ** 2;     // -(x ** 2)",
-        "rank-0 `3.0 ** 2` compiles to 9.000000000000002",
-    ),
-];
+const KNOWN_COMPILED_BUGS: &[(&str, &str, &str)] = &[];
 
 /// The file name error blocks are rendered with.
 const ERROR_FILE: &str = "example.ptl";
