@@ -165,4 +165,24 @@ impl TExpr {
     pub fn dims(&self) -> &[Dim] {
         &self.ty.dims
     }
+
+    /// The direct operands of this node, in order.
+    pub fn children(&self) -> Vec<&TExpr> {
+        match &self.kind {
+            TExprKind::Literal(_) | TExprKind::Var(_) => vec![],
+            TExprKind::Unary(_, x)
+            | TExprKind::Cast(x)
+            | TExprKind::Transpose(x, _)
+            | TExprKind::Broadcast(x)
+            | TExprKind::Expand(x, _)
+            | TExprKind::Squeeze(x, _)
+            | TExprKind::Reshape(x)
+            | TExprKind::Reduce(_, x, _)
+            | TExprKind::Softmax(x, _)
+            | TExprKind::LogSoftmax(x, _) => vec![x],
+            TExprKind::Binary(_, a, b) | TExprKind::MatMul(a, b) => vec![a, b],
+            TExprKind::Where(c, a, b) => vec![c, a, b],
+            TExprKind::Call(_, args) | TExprKind::CallMulti(_, args) => args.iter().collect(),
+        }
+    }
 }

@@ -150,22 +150,7 @@ fn check_invariants(e: &ptl_lang::typed::TExpr, errors: &mut Vec<String>) {
         }
         _ => {}
     }
-    let children: Vec<&ptl_lang::typed::TExpr> = match &e.kind {
-        TExprKind::Literal(_) | TExprKind::Var(_) => vec![],
-        TExprKind::Unary(_, x)
-        | TExprKind::Cast(x)
-        | TExprKind::Transpose(x, _)
-        | TExprKind::Broadcast(x)
-        | TExprKind::Expand(x, _)
-        | TExprKind::Squeeze(x, _)
-        | TExprKind::Reshape(x)
-        | TExprKind::Reduce(_, x, _)
-        | TExprKind::Softmax(x, _)
-        | TExprKind::LogSoftmax(x, _) => vec![x],
-        TExprKind::Binary(_, a, b) | TExprKind::MatMul(a, b) => vec![a, b],
-        TExprKind::Where(c, a, b) => vec![c, a, b],
-        TExprKind::Call(_, args) | TExprKind::CallMulti(_, args) => args.iter().collect(),
-    };
+    let children = e.children();
     for c in children {
         check_invariants(c, errors);
     }

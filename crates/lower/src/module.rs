@@ -78,7 +78,7 @@ fn reachable<'p>(prog: &'p TProgram, entry: &Entry) -> Result<BTreeSet<&'p str>>
         }
     }
     while let Some(e) = todo.pop() {
-        visit_children(e, &mut |child| todo.push(child));
+        todo.extend(e.children());
         if let TExprKind::Call(name, _) | TExprKind::CallMulti(name, _) = &e.kind {
             if let Some(f) = prog.function(name) {
                 if seen.insert(f.name.as_str()) {
@@ -89,32 +89,6 @@ fn reachable<'p>(prog: &'p TProgram, entry: &Entry) -> Result<BTreeSet<&'p str>>
         }
     }
     Ok(seen)
-}
-
-fn visit_children<'e>(e: &'e TExpr, f: &mut impl FnMut(&'e TExpr)) {
-    match &e.kind {
-        TExprKind::Literal(_) | TExprKind::Var(_) => {}
-        TExprKind::Unary(_, x)
-        | TExprKind::Cast(x)
-        | TExprKind::Transpose(x, _)
-        | TExprKind::Broadcast(x)
-        | TExprKind::Expand(x, _)
-        | TExprKind::Squeeze(x, _)
-        | TExprKind::Reshape(x)
-        | TExprKind::Reduce(_, x, _)
-        | TExprKind::Softmax(x, _)
-        | TExprKind::LogSoftmax(x, _) => f(x),
-        TExprKind::Binary(_, a, b) | TExprKind::MatMul(a, b) => {
-            f(a);
-            f(b);
-        }
-        TExprKind::Where(c, a, b) => {
-            f(c);
-            f(a);
-            f(b);
-        }
-        TExprKind::Call(_, args) | TExprKind::CallMulti(_, args) => args.iter().for_each(f),
-    }
 }
 
 fn func_op<'c>(
