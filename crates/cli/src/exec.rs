@@ -20,7 +20,11 @@ pub struct Executor {
 
 impl Executor {
     pub fn new(opts: ExecOptions) -> Self {
-        Executor { opts, engine: None, last_timing: None }
+        Executor {
+            opts,
+            engine: None,
+            last_timing: None,
+        }
     }
 
     fn engine(&mut self) -> Result<&mut Engine, String> {
@@ -29,9 +33,17 @@ impl Executor {
                 DeviceArg::LocalSync => Device::LocalSync,
                 DeviceArg::LocalTask => Device::LocalTask,
             };
-            let cache_dir = if self.opts.no_cache { None } else { CompileCache::default_dir() };
-            let options =
-                EngineOptions { device, flush_denormals: self.opts.flush_denormals, cache_dir, ..Default::default() };
+            let cache_dir = if self.opts.no_cache {
+                None
+            } else {
+                CompileCache::default_dir()
+            };
+            let options = EngineOptions {
+                device,
+                flush_denormals: self.opts.flush_denormals,
+                cache_dir,
+                ..Default::default()
+            };
             self.engine = Some(Engine::new(options).map_err(|e| e.to_string())?);
         }
         self.engine.as_mut().ok_or_else(|| "no engine".to_string())
@@ -50,12 +62,19 @@ impl Executor {
     }
 
     /// Calls one function; the arguments are checked against its signature first.
-    pub fn call(&mut self, prog: &TProgram, name: &str, args: &[Value]) -> Result<Vec<Value>, String> {
+    pub fn call(
+        &mut self,
+        prog: &TProgram,
+        name: &str,
+        args: &[Value],
+    ) -> Result<Vec<Value>, String> {
         let t = Instant::now();
         let out = if self.opts.interp {
             ptl_lang::interp::call_function(prog, name, args).map_err(|e| e.to_string())
         } else {
-            self.engine()?.call(prog, name, args).map_err(|e| e.to_string())
+            self.engine()?
+                .call(prog, name, args)
+                .map_err(|e| e.to_string())
         };
         self.record(&out, t.elapsed());
         out

@@ -13,7 +13,11 @@ use crate::report::{Failed, color_stderr, fail, shift_diagnostics};
 
 /// `f(x: f64[n], y: f64[n])`.
 pub fn signature(f: &TFn) -> String {
-    let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| format!("{}: {}", p.name, p.ty))
+        .collect();
     format!("{}({})", f.name, params.join(", "))
 }
 
@@ -22,18 +26,28 @@ pub fn function_args(f: &TFn, raw: &[String]) -> Result<Vec<Value>, Failed> {
     let mut given: HashMap<&str, &str> = HashMap::new();
     for r in raw {
         let Some((name, value)) = r.split_once('=') else {
-            return Err(fail(format!("--arg `{r}` is not of the form NAME=VALUE (e.g. --arg x=x.npy)")));
+            return Err(fail(format!(
+                "--arg `{r}` is not of the form NAME=VALUE (e.g. --arg x=x.npy)"
+            )));
         };
         let name = name.trim();
         if f.params.iter().all(|p| p.name != name) {
-            return Err(fail(format!("`{}` has no parameter named `{name}`; its signature is {}", f.name, signature(f))));
+            return Err(fail(format!(
+                "`{}` has no parameter named `{name}`; its signature is {}",
+                f.name,
+                signature(f)
+            )));
         }
         if given.insert(name, value).is_some() {
             return Err(fail(format!("argument `{name}` is given more than once")));
         }
     }
-    let missing: Vec<String> =
-        f.params.iter().filter(|p| !given.contains_key(p.name.as_str())).map(|p| format!("`{}: {}`", p.name, p.ty)).collect();
+    let missing: Vec<String> = f
+        .params
+        .iter()
+        .filter(|p| !given.contains_key(p.name.as_str()))
+        .map(|p| format!("`{}: {}`", p.name, p.ty))
+        .collect();
     if !missing.is_empty() {
         return Err(fail(format!(
             "missing argument{} {} of `{}`; pass each as --arg NAME=FILE.npy or --arg NAME='[...]'",
@@ -42,12 +56,16 @@ pub fn function_args(f: &TFn, raw: &[String]) -> Result<Vec<Value>, Failed> {
             f.name
         )));
     }
-    f.params.iter().map(|p| argument(&p.name, given[p.name.as_str()], &p.ty)).collect()
+    f.params
+        .iter()
+        .map(|p| argument(&p.name, given[p.name.as_str()], &p.ty))
+        .collect()
 }
 
 fn argument(name: &str, text: &str, ty: &TensorType) -> Result<Value, Failed> {
     if text.trim_end().ends_with(".npy") {
-        let v = npy::read(Path::new(text.trim())).map_err(|e| fail(format!("argument `{name}`: {e}")))?;
+        let v = npy::read(Path::new(text.trim()))
+            .map_err(|e| fail(format!("argument `{name}`: {e}")))?;
         Ok(widen(v, ty.dtype))
     } else {
         literal(name, text, ty)
@@ -59,7 +77,12 @@ fn argument(name: &str, text: &str, ty: &TensorType) -> Result<Value, Failed> {
 fn widen(v: Value, to: DType) -> Value {
     use DType::*;
     let from = v.dtype();
-    if from != to && matches!((from, to), (Bool, _) | (I32, I64 | F64) | (I64, F64) | (F32, F64)) {
+    if from != to
+        && matches!(
+            (from, to),
+            (Bool, _) | (I32, I64 | F64) | (I64, F64) | (F32, F64)
+        )
+    {
         ptl_lang::interp::cast(&v, to)
     } else {
         v
@@ -73,11 +96,20 @@ fn widen(v: Value, to: DType) -> Value {
 fn literal(name: &str, text: &str, ty: &TensorType) -> Result<Value, Failed> {
     let (parsed, diags) = ptl_lang::syntax::parse_expr(text);
     if parsed.is_none() || !diags.is_empty() {
-        eprint!("{}", render_all(&diags, &format!("--arg {name}"), text, color_stderr()));
-        return Err(fail(format!("argument `{name}` is neither a .npy file nor a valid ptl expression")));
+        eprint!(
+            "{}",
+            render_all(&diags, &format!("--arg {name}"), text, color_stderr())
+        );
+        return Err(fail(format!(
+            "argument `{name}` is neither a .npy file nor a valid ptl expression"
+        )));
     }
     let dims = vec!["?"; ty.rank()].join(", ");
-    let declared = if ty.rank() == 0 { ty.dtype.to_string() } else { format!("{}[{dims}]", ty.dtype) };
+    let declared = if ty.rank() == 0 {
+        ty.dtype.to_string()
+    } else {
+        format!("{}[{dims}]", ty.dtype)
+    };
     let ascribed = format!("let __arg: {declared} = ({text});\nprint __arg;\n");
     if let Ok(p) = ptl_lang::frontend(&ascribed) {
         if let Ok(mut values) = ptl_lang::interp::run_program(&p) {
@@ -90,7 +122,8 @@ fn literal(name: &str, text: &str, ty: &TensorType) -> Result<Value, Failed> {
     let plain = format!("{PREFIX}{text});\n");
     match ptl_lang::frontend(&plain) {
         Ok(p) => {
-            let mut values = ptl_lang::interp::run_program(&p).map_err(|e| fail(format!("argument `{name}`: {e}")))?;
+            let mut values = ptl_lang::interp::run_program(&p)
+                .map_err(|e| fail(format!("argument `{name}`: {e}")))?;
             match (values.pop(), values.is_empty()) {
                 (Some(v), true) => Ok(v),
                 _ => Err(fail(format!("argument `{name}` must be a single value"))),
@@ -98,8 +131,13 @@ fn literal(name: &str, text: &str, ty: &TensorType) -> Result<Value, Failed> {
         }
         Err(diags) => {
             let diags = shift_diagnostics(&diags, PREFIX.len(), text.len());
-            eprint!("{}", render_all(&diags, &format!("--arg {name}"), text, color_stderr()));
-            Err(fail(format!("argument `{name}` is neither a .npy file nor a valid ptl expression")))
+            eprint!(
+                "{}",
+                render_all(&diags, &format!("--arg {name}"), text, color_stderr())
+            );
+            Err(fail(format!(
+                "argument `{name}` is neither a .npy file nor a valid ptl expression"
+            )))
         }
     }
 }

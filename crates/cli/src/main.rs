@@ -33,7 +33,13 @@ fn main() -> ExitCode {
             let _ = Cli::command().print_help();
             return ExitCode::from(2);
         }
-        Some(Command::Run { file, function, args, outs, exec }) => commands::run::run(commands::run::RunRequest {
+        Some(Command::Run {
+            file,
+            function,
+            args,
+            outs,
+            exec,
+        }) => commands::run::run(commands::run::RunRequest {
             file: &file,
             function: function.as_deref(),
             args: &args,
@@ -41,10 +47,17 @@ fn main() -> ExitCode {
             exec,
         }),
         Some(Command::Check { files }) => commands::check::check(&files),
-        Some(Command::Emit { file, stage, function, output }) => {
-            commands::emit::emit(&file, stage, function.as_deref(), output.as_ref())
-        }
-        Some(Command::Fmt { files, check, write }) => {
+        Some(Command::Emit {
+            file,
+            stage,
+            function,
+            output,
+        }) => commands::emit::emit(&file, stage, function.as_deref(), output.as_ref()),
+        Some(Command::Fmt {
+            files,
+            check,
+            write,
+        }) => {
             let mode = if check {
                 Mode::Check
             } else if write {

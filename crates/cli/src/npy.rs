@@ -24,7 +24,10 @@ fn dtype_of(descr: &str) -> Option<DType> {
 /// plain string (a structured dtype).
 fn descriptor(h: &Header) -> String {
     let text = h.type_descriptor.to_string();
-    text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')).map(str::to_string).unwrap_or(text)
+    text.strip_prefix('\'')
+        .and_then(|t| t.strip_suffix('\''))
+        .map(str::to_string)
+        .unwrap_or(text)
 }
 
 fn shape_str(shape: &[usize]) -> String {
@@ -36,8 +39,8 @@ fn shape_str(shape: &[usize]) -> String {
 pub fn read(path: &Path) -> Result<Value, String> {
     let p = path.display();
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {p}: {e}"))?;
-    let header =
-        Header::from_reader(&mut &bytes[..]).map_err(|e| format!("{p} is not a valid .npy file ({e})"))?;
+    let header = Header::from_reader(&mut &bytes[..])
+        .map_err(|e| format!("{p} is not a valid .npy file ({e})"))?;
     let descr = descriptor(&header);
     let Some(dtype) = dtype_of(&descr) else {
         return Err(format!(
@@ -71,8 +74,10 @@ pub fn read(path: &Path) -> Result<Value, String> {
 /// Writes a value as a `.npy` file (C order, little-endian).
 pub fn write(path: &Path, v: &Value) -> Result<(), String> {
     fn save<T: WritableElement>(path: &Path, a: &ArrayD<T>) -> Result<(), String> {
-        let file = std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        a.write_npy(std::io::BufWriter::new(file)).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        a.write_npy(std::io::BufWriter::new(file))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
     match v {
         Value::Bool(a) => save(path, a),

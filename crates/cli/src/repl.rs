@@ -86,7 +86,13 @@ pub fn is_incomplete(text: &str) -> bool {
 impl Repl {
     pub fn new(opts: ExecOptions, color: bool) -> Self {
         let time = opts.time;
-        Repl { defs: Vec::new(), exec: Executor::new(opts), color, time, timing: None }
+        Repl {
+            defs: Vec::new(),
+            exec: Executor::new(opts),
+            color,
+            time,
+            timing: None,
+        }
     }
 
     /// The timing line of the last evaluation, when `--time` was given.
@@ -119,18 +125,28 @@ impl Repl {
             "l" | "load" => self.load(arg),
             "defs" => {
                 let all: Vec<&str> = self.defs.iter().map(|d| d.src.trim_end()).collect();
-                if all.is_empty() { Output::Nothing } else { Output::Text(all.join("\n")) }
+                if all.is_empty() {
+                    Output::Nothing
+                } else {
+                    Output::Text(all.join("\n"))
+                }
             }
             "reset" => {
                 self.defs.clear();
                 Output::Nothing
             }
-            _ => Output::Error(format!("error: unknown command `:{name}`; :help lists the commands")),
+            _ => Output::Error(format!(
+                "error: unknown command `:{name}`; :help lists the commands"
+            )),
         }
     }
 
     fn needs_arg(&self, cmd: &str, arg: &str) -> Option<Output> {
-        arg.is_empty().then(|| Output::Error(format!("error: :{cmd} needs an argument, e.g. :{cmd} x + 1.0")))
+        arg.is_empty().then(|| {
+            Output::Error(format!(
+                "error: :{cmd} needs an argument, e.g. :{cmd} x + 1.0"
+            ))
+        })
     }
 
     /// The definitions, minus the functions that `replaced` redefines, then `text`.
@@ -152,9 +168,16 @@ impl Repl {
     /// Renders diagnostics of a candidate: against the new text alone when they all lie in it,
     /// else against the whole session source.
     fn report(&self, diags: &[Diagnostic], c: &Candidate, text: &str, name: &str) -> Output {
-        let inside = diags.iter().all(|d| d.span.start >= c.offset && d.labels.iter().all(|(s, _)| s.start >= c.offset));
+        let inside = diags
+            .iter()
+            .all(|d| d.span.start >= c.offset && d.labels.iter().all(|(s, _)| s.start >= c.offset));
         let rendered = if inside {
-            render_all(&shift_diagnostics(diags, c.offset, text.len()), name, text, self.color)
+            render_all(
+                &shift_diagnostics(diags, c.offset, text.len()),
+                name,
+                text,
+                self.color,
+            )
         } else {
             render_all(diags, "<session>", &c.src, self.color)
         };
@@ -166,7 +189,10 @@ impl Repl {
     }
 
     fn run(&mut self, prog: &TProgram) -> Result<Vec<Value>, Output> {
-        let out = self.exec.run_script(prog).map_err(|e| Output::Error(format!("error: {e}")));
+        let out = self
+            .exec
+            .run_script(prog)
+            .map_err(|e| Output::Error(format!("error: {e}")));
         if self.time {
             self.timing = self.exec.timing().map(str::to_string);
         }
@@ -177,7 +203,9 @@ impl Repl {
     fn input(&mut self, text: &str, name: &str) -> Output {
         let (program, diags) = ptl_lang::parse(text);
         match program {
-            Some(p) if diags.is_empty() && !p.items.is_empty() => return self.items(&p, text, name),
+            Some(p) if diags.is_empty() && !p.items.is_empty() => {
+                return self.items(&p, text, name);
+            }
             _ => {}
         }
         let expr = text.trim_end().strip_suffix(';').unwrap_or(text.trim_end());
@@ -186,7 +214,11 @@ impl Repl {
             return self.expression(expr);
         }
         let first = text.split_whitespace().next().unwrap_or("");
-        let diags = if matches!(first, "fn" | "let" | "print") || expr_diags.is_empty() { diags } else { expr_diags };
+        let diags = if matches!(first, "fn" | "let" | "print") || expr_diags.is_empty() {
+            diags
+        } else {
+            expr_diags
+        };
         Output::Error(render_all(&diags, name, text, self.color))
     }
 
@@ -228,14 +260,17 @@ impl Repl {
             Err(out) => return out,
         };
         values.truncate(values.len().saturating_sub(new_lets.len()));
-        self.defs.retain(|d| !(d.is_fn && new_fns.contains(&d.name)));
+        self.defs
+            .retain(|d| !(d.is_fn && new_fns.contains(&d.name)));
         for item in &p.items {
             let (name, is_fn) = match item {
                 Item::Fn(f) => (f.name.name.clone(), true),
                 Item::Let(l) => (l.name.name.clone(), false),
                 Item::Print(_) => continue,
             };
-            let src = ptl_lang::print_program(&Program { items: vec![item.clone()] });
+            let src = ptl_lang::print_program(&Program {
+                items: vec![item.clone()],
+            });
             self.defs.push(Def { name, is_fn, src });
         }
         show(&values)
@@ -245,7 +280,10 @@ impl Repl {
     fn expression_program(&self, expr: &str) -> Result<TProgram, Output> {
         const PREFIX: &str = "print ";
         let c = self.candidate(&[], &format!("{PREFIX}{expr};\n"));
-        let c = Candidate { offset: c.offset + PREFIX.len(), ..c };
+        let c = Candidate {
+            offset: c.offset + PREFIX.len(),
+            ..c
+        };
         self.check(&c, expr, INPUT_NAME)
     }
 
@@ -313,7 +351,9 @@ impl Repl {
 
     fn load(&mut self, arg: &str) -> Output {
         if arg.is_empty() {
-            return Output::Error("error: :load needs a file, e.g. :load examples/axpy.ptl".to_string());
+            return Output::Error(
+                "error: :load needs a file, e.g. :load examples/axpy.ptl".to_string(),
+            );
         }
         match std::fs::read_to_string(arg) {
             Ok(src) => {
@@ -334,7 +374,13 @@ fn show(values: &[Value]) -> Output {
     if values.is_empty() {
         Output::Nothing
     } else {
-        Output::Text(values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("\n"))
+        Output::Text(
+            values
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
     }
 }
 
@@ -344,8 +390,13 @@ mod tests {
     use crate::args::DeviceArg;
 
     fn session() -> Repl {
-        let opts =
-            ExecOptions { interp: true, device: DeviceArg::LocalSync, flush_denormals: false, no_cache: true, time: false };
+        let opts = ExecOptions {
+            interp: true,
+            device: DeviceArg::LocalSync,
+            flush_denormals: false,
+            no_cache: true,
+            time: false,
+        };
         Repl::new(opts, false)
     }
 
@@ -375,7 +426,10 @@ mod tests {
     #[test]
     fn definitions_persist_and_expressions_print() {
         let mut r = session();
-        assert_eq!(r.eval_line("fn f(x: f64[n]) -> f64[n] { x * 2.0 }"), Output::Nothing);
+        assert_eq!(
+            r.eval_line("fn f(x: f64[n]) -> f64[n] { x * 2.0 }"),
+            Output::Nothing
+        );
         assert_eq!(r.eval_line("let v = [1.0, 2.0];"), Output::Nothing);
         assert_eq!(text(r.eval_line("f(v)")), "[2. 4.]");
         assert_eq!(text(r.eval_line("f(v);")), "[2. 4.]");
@@ -414,7 +468,10 @@ mod tests {
         r.eval_line("fn f(x: f64) -> f64 { x + 1.0 }");
         r.eval_line("fn g(x: f64) -> f64 { f(x) * 10.0 }");
         assert_eq!(text(r.eval_line("g(1.0)")), "20.0");
-        assert_eq!(r.eval_line("fn f(x: f64) -> f64 { x + 2.0 }"), Output::Nothing);
+        assert_eq!(
+            r.eval_line("fn f(x: f64) -> f64 { x + 2.0 }"),
+            Output::Nothing
+        );
         assert_eq!(text(r.eval_line("g(1.0)")), "30.0");
     }
 
@@ -422,7 +479,10 @@ mod tests {
     fn commands() {
         let mut r = session();
         r.eval_line("fn f(x: f64[n]) -> (f64[n], f64) { (x, sum(x)) }");
-        assert_eq!(text(r.eval_line(":type f")), "fn f(x: f64[n]) -> (f64[n], f64)");
+        assert_eq!(
+            text(r.eval_line(":type f")),
+            "fn f(x: f64[n]) -> (f64[n], f64)"
+        );
         assert_eq!(text(r.eval_line(":type f([1, 2])")), "(f64[2], f64)");
         assert_eq!(text(r.eval_line(":type [1, 2] > 1")), "bool[2]");
         assert!(text(r.eval_line(":mlir f")).contains("func.func @f"));
@@ -443,10 +503,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ptl-repl-load-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
         let file = dir.join("lib.ptl");
-        std::fs::write(&file, "// a library\nfn inc(x: f64) -> f64 { x + 1.0 }\nlet k = 2.0;\nprint inc(k);\n")
-            .expect("write");
+        std::fs::write(
+            &file,
+            "// a library\nfn inc(x: f64) -> f64 { x + 1.0 }\nlet k = 2.0;\nprint inc(k);\n",
+        )
+        .expect("write");
         let mut r = session();
-        assert_eq!(text(r.eval_line(&format!(":load {}", file.display()))), "3.0");
+        assert_eq!(
+            text(r.eval_line(&format!(":load {}", file.display()))),
+            "3.0"
+        );
         assert_eq!(text(r.eval_line("inc(k) * 2.0")), "6.0");
         std::fs::write(&file, "print nope;\n").expect("write");
         let e = error(r.eval_line(&format!(":load {}", file.display())));

@@ -34,7 +34,10 @@ pub fn read_source(file: &Path) -> Result<String, Failed> {
 
 /// Prints every diagnostic of `src`, named after `file`.
 pub fn print_diagnostics(diags: &[Diagnostic], file: &Path, src: &str) {
-    eprint!("{}", render_all(diags, &file.display().to_string(), src, color_stderr()));
+    eprint!(
+        "{}",
+        render_all(diags, &file.display().to_string(), src, color_stderr())
+    );
 }
 
 /// Reads, parses and checks a file; on errors prints them all with a summary line.
@@ -45,7 +48,11 @@ pub fn load_program(file: &Path) -> Result<(String, TProgram), Failed> {
         Err(diags) => {
             print_diagnostics(&diags, file, &src);
             let n = diags.len();
-            eprintln!("error: {n} error{} in {}", if n == 1 { "" } else { "s" }, file.display());
+            eprintln!(
+                "error: {n} error{} in {}",
+                if n == 1 { "" } else { "s" },
+                file.display()
+            );
             Err(Failed)
         }
     }

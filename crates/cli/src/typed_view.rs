@@ -15,18 +15,39 @@ fn text(src: &str, e: &TExpr) -> String {
 fn types(ts: &[TensorType]) -> String {
     match ts {
         [one] => one.to_string(),
-        many => format!("({})", many.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")),
+        many => format!(
+            "({})",
+            many.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
 /// `fn f(x: f64[n]) -> f64[n]`.
 pub fn fn_signature(f: &TFn) -> String {
-    let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
-    format!("fn {}({}) -> {}", f.name, params.join(", "), types(&f.results))
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| format!("{}: {}", p.name, p.ty))
+        .collect();
+    format!(
+        "fn {}({}) -> {}",
+        f.name,
+        params.join(", "),
+        types(&f.results)
+    )
 }
 
 fn write_let(out: &mut String, src: &str, l: &TLet, indent: &str) {
-    let _ = writeln!(out, "{indent}let {}: {} = {}", l.name, l.value.ty, text(src, &l.value));
+    let _ = writeln!(
+        out,
+        "{indent}let {}: {} = {}",
+        l.name,
+        l.value.ty,
+        text(src, &l.value)
+    );
 }
 
 /// The type of a printed expression (all results for a call of a multi-result function).

@@ -40,7 +40,10 @@ fn cache_dir() -> PathBuf {
 fn ptl() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ptl"));
     c.env("PTL_CACHE_DIR", cache_dir())
-        .env("PTL_HISTORY", PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptl-cli-history"))
+        .env(
+            "PTL_HISTORY",
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptl-cli-history"),
+        )
         .env("NO_COLOR", "1")
         .timeout(Duration::from_secs(120));
     c
@@ -60,7 +63,11 @@ fn with_program(src: &str) -> (TempDir, PathBuf) {
 
 fn stdout_of(c: &mut Command) -> String {
     let out = c.output().expect("run ptl");
-    assert!(out.status.success(), "ptl failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "ptl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -69,7 +76,12 @@ fn stdout_of(c: &mut Command) -> String {
 #[test]
 fn run_prints_the_script_values() {
     let (_d, f) = with_program(AXPY);
-    ptl().arg("run").arg(&f).assert().success().stdout("[ 9. 12. 15.]\n");
+    ptl()
+        .arg("run")
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout("[ 9. 12. 15.]\n");
 }
 
 #[test]
@@ -80,11 +92,17 @@ fn compiled_and_interpreted_runs_match_numpy_on_every_example() {
         if path.extension().is_none_or(|e| e != "ptl") {
             continue;
         }
-        let expected = std::fs::read_to_string(path.with_extension("out")).expect("expected output");
+        let expected =
+            std::fs::read_to_string(path.with_extension("out")).expect("expected output");
         let compiled = stdout_of(ptl().arg("run").arg(&path));
         let interpreted = stdout_of(ptl().arg("run").arg("--interp").arg(&path));
         assert_eq!(compiled, expected, "compiled output of {}", path.display());
-        assert_eq!(interpreted, expected, "interpreted output of {}", path.display());
+        assert_eq!(
+            interpreted,
+            expected,
+            "interpreted output of {}",
+            path.display()
+        );
         n += 1;
     }
     assert!(n >= 1, "no examples found");
@@ -99,8 +117,17 @@ fn run_time_prints_a_timing_line_on_stderr() {
         .assert()
         .success()
         .stdout("[ 9. 12. 15.]\n")
-        .stderr(contains("time: lower").and(contains("compile")).and(contains("run")));
-    ptl().args(["run", "--time", "--interp"]).arg(&f).assert().success().stderr(contains("time: interpreted"));
+        .stderr(
+            contains("time: lower")
+                .and(contains("compile"))
+                .and(contains("run")),
+        );
+    ptl()
+        .args(["run", "--time", "--interp"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stderr(contains("time: interpreted"));
 }
 
 #[test]
@@ -108,7 +135,10 @@ fn run_on_the_task_device_and_with_flushed_denormals() {
     let (_d, f) = with_program("fn f(x: f64[n]) -> f64[n] { x * 0.1 }\n");
     let call = |extra: &[&str]| {
         let mut c = ptl();
-        c.arg("run").arg(&f).args(["--fn", "f", "--arg", "x=[3e-308, 1.0]"]).args(extra);
+        c.arg("run")
+            .arg(&f)
+            .args(["--fn", "f", "--arg", "x=[3e-308, 1.0]"])
+            .args(extra);
         stdout_of(&mut c)
     };
     // 3e-309 is subnormal: kept by default (as NumPy does), flushed to zero on request.
@@ -128,10 +158,23 @@ fn run_fn_with_inline_literals_adapts_their_dtype() {
             stdout_of(&mut c)
         };
         // Integer literals for f64 parameters, as in source.
-        assert_eq!(run(&["--fn", "axpy", "--arg", "x=[1, 2, 3]", "--arg", "y=[1.5, 0, -1]"]), "[4. 2. 1.]\n");
+        assert_eq!(
+            run(&[
+                "--fn",
+                "axpy",
+                "--arg",
+                "x=[1, 2, 3]",
+                "--arg",
+                "y=[1.5, 0, -1]"
+            ]),
+            "[4. 2. 1.]\n"
+        );
         assert_eq!(run(&["--fn", "count", "--arg", "v=[1, 2, 3, 4]"]), "10\n");
         assert_eq!(run(&["--fn", "scale", "--arg", "v=[0.5, 1]"]), "[1. 2.]\n");
-        assert_eq!(run(&["--fn", "stats", "--arg", "v=[3, -1, 7]"]), "9.0\n7.0\n");
+        assert_eq!(
+            run(&["--fn", "stats", "--arg", "v=[3, -1, 7]"]),
+            "9.0\n7.0\n"
+        );
     }
 }
 
@@ -185,7 +228,13 @@ fn run_fn_reads_and_writes_npy_files() {
         .success();
     let sa: ArrayD<f64> = read_npy(&a).expect("read a");
     let sb: ArrayD<f64> = read_npy(&b).expect("read b");
-    assert_eq!((sa, sb), (ArrayD::from_elem(IxDyn(&[]), 6.0), ArrayD::from_elem(IxDyn(&[]), 3.0)));
+    assert_eq!(
+        (sa, sb),
+        (
+            ArrayD::from_elem(IxDyn(&[]), 6.0),
+            ArrayD::from_elem(IxDyn(&[]), 3.0)
+        )
+    );
     // A 2-d int64 file for a 1-d parameter: the shapes are named.
     ptl()
         .arg("run")
@@ -194,7 +243,11 @@ fn run_fn_reads_and_writes_npy_files() {
         .arg(format!("--arg=y={}", ints.display()))
         .assert()
         .code(1)
-        .stderr(contains("argument `y` of `axpy`").and(contains("f64[2, 2]")).and(contains("f64[n]")));
+        .stderr(
+            contains("argument `y` of `axpy`")
+                .and(contains("f64[2, 2]"))
+                .and(contains("f64[n]")),
+        );
 }
 
 #[test]
@@ -215,41 +268,107 @@ fn run_fn_argument_errors_exit_1_with_a_message() {
         &s(&["--fn", "axpy", "--arg", "x=[1, 2, 3]", "--arg", "y=[1, 2]"]),
         "argument `y` of `axpy` has type `f64[2]`, expected `f64[n]`",
     );
-    fail(&s(&["--fn", "axpy", "--arg", "x=[1, 2]", "--arg", "y=[1, 2]", "--interp", "--arg", "z=1"]), "no parameter named `z`");
-    fail(&s(&["--fn", "axpy", "--arg", "x=[1, 2]"]), "missing argument `y: f64[n]`");
-    fail(&s(&["--fn", "axpy", "--arg", "x=[1, 2]", "--arg", "x=[1]", "--arg", "y=[1]"]), "given more than once");
-    fail(&s(&["--fn", "axpy", "--arg", "x", "--arg", "y=[1]"]), "not of the form NAME=VALUE");
-    fail(&s(&["--fn", "axpy", "--arg", "x=[1, 2,", "--arg", "y=[1]"]), "neither a .npy file nor a valid ptl expression");
-    fail(&s(&["--fn", "count", "--arg", "v=[1.5, 2.5]"]), "argument `v` of `count`");
+    fail(
+        &s(&[
+            "--fn", "axpy", "--arg", "x=[1, 2]", "--arg", "y=[1, 2]", "--interp", "--arg", "z=1",
+        ]),
+        "no parameter named `z`",
+    );
+    fail(
+        &s(&["--fn", "axpy", "--arg", "x=[1, 2]"]),
+        "missing argument `y: f64[n]`",
+    );
+    fail(
+        &s(&[
+            "--fn", "axpy", "--arg", "x=[1, 2]", "--arg", "x=[1]", "--arg", "y=[1]",
+        ]),
+        "given more than once",
+    );
+    fail(
+        &s(&["--fn", "axpy", "--arg", "x", "--arg", "y=[1]"]),
+        "not of the form NAME=VALUE",
+    );
+    fail(
+        &s(&["--fn", "axpy", "--arg", "x=[1, 2,", "--arg", "y=[1]"]),
+        "neither a .npy file nor a valid ptl expression",
+    );
+    fail(
+        &s(&["--fn", "count", "--arg", "v=[1.5, 2.5]"]),
+        "argument `v` of `count`",
+    );
     fail(&s(&["--fn", "nope"]), "no function named `nope`");
-    fail(&s(&["--fn", "stats", "--arg", "v=[1]", "--out", "only-one.npy"]), "returns 2 result(s) but 1 --out");
+    fail(
+        &s(&["--fn", "stats", "--arg", "v=[1]", "--out", "only-one.npy"]),
+        "returns 2 result(s) but 1 --out",
+    );
     // Files that are not usable .npy.
     let bad = d.path().join("bad.npy");
     std::fs::write(&bad, b"this is not numpy").expect("write");
-    fail(&s(&["--fn", "axpy", "--arg", &format!("x={}", bad.display()), "--arg", "y=[1]"]), "not a valid .npy file");
+    fail(
+        &s(&[
+            "--fn",
+            "axpy",
+            "--arg",
+            &format!("x={}", bad.display()),
+            "--arg",
+            "y=[1]",
+        ]),
+        "not a valid .npy file",
+    );
     let cut = d.path().join("cut.npy");
     write_npy(&cut, &array![1.0f64, 2.0, 3.0, 4.0]).expect("write");
     let bytes = std::fs::read(&cut).expect("read");
     std::fs::write(&cut, &bytes[..bytes.len() - 5]).expect("truncate");
-    fail(&s(&["--fn", "axpy", "--arg", &format!("x={}", cut.display()), "--arg", "y=[1]"]), "is truncated");
+    fail(
+        &s(&[
+            "--fn",
+            "axpy",
+            "--arg",
+            &format!("x={}", cut.display()),
+            "--arg",
+            "y=[1]",
+        ]),
+        "is truncated",
+    );
     let bytes_u8 = d.path().join("u8.npy");
     write_npy(&bytes_u8, &array![1u8, 2]).expect("write");
-    fail(&s(&["--fn", "axpy", "--arg", &format!("x={}", bytes_u8.display()), "--arg", "y=[1]"]), "holds dtype `|u1`");
-    fail(&s(&["--fn", "axpy", "--arg", "x=missing.npy", "--arg", "y=[1]"]), "cannot read missing.npy");
+    fail(
+        &s(&[
+            "--fn",
+            "axpy",
+            "--arg",
+            &format!("x={}", bytes_u8.display()),
+            "--arg",
+            "y=[1]",
+        ]),
+        "holds dtype `|u1`",
+    );
+    fail(
+        &s(&["--fn", "axpy", "--arg", "x=missing.npy", "--arg", "y=[1]"]),
+        "cannot read missing.npy",
+    );
 }
 
 #[test]
 fn run_reports_bad_files_syntax_and_type_errors() {
-    ptl().args(["run", "no/such/file.ptl"]).assert().code(1).stderr(contains("cannot read no/such/file.ptl"));
+    ptl()
+        .args(["run", "no/such/file.ptl"])
+        .assert()
+        .code(1)
+        .stderr(contains("cannot read no/such/file.ptl"));
     let (_d, f) = with_program("let x = [1.0, 2.0;\n");
-    ptl().arg("run").arg(&f).assert().code(1).stderr(contains("E0002").and(contains("prog.ptl")));
-    let (_d, f) = with_program("let x = [1.0, 2.0] + [1.0, 2.0, 3.0];\nprint y;\n");
     ptl()
         .arg("run")
         .arg(&f)
         .assert()
         .code(1)
-        .stderr(contains("E0006").and(contains("E0003")).and(contains("2 errors")));
+        .stderr(contains("E0002").and(contains("prog.ptl")));
+    let (_d, f) = with_program("let x = [1.0, 2.0] + [1.0, 2.0, 3.0];\nprint y;\n");
+    ptl().arg("run").arg(&f).assert().code(1).stderr(
+        contains("E0006")
+            .and(contains("E0003"))
+            .and(contains("2 errors")),
+    );
 }
 
 #[test]
@@ -293,27 +412,48 @@ fn check_reports_every_error_of_every_file() {
                 .and(contains("E0003"))
                 .and(contains("2 errors in")),
         );
-    ptl().arg("check").arg(d.path().join("none.ptl")).assert().code(1).stderr(contains("cannot read"));
+    ptl()
+        .arg("check")
+        .arg(d.path().join("none.ptl"))
+        .assert()
+        .code(1)
+        .stderr(contains("cannot read"));
     ptl().arg("check").assert().code(2);
 }
 
 #[test]
 fn check_output_has_no_colour_with_no_color() {
     let (_d, f) = with_program("print zz;\n");
-    ptl().arg("check").arg(&f).assert().code(1).stderr(contains("\u{1b}[").not());
+    ptl()
+        .arg("check")
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(contains("\u{1b}[").not());
 }
 
 #[test]
 fn emit_each_stage() {
     let (d, f) = with_program(AXPY);
+    ptl().arg("emit").arg(&f).assert().success().stdout(
+        contains("module")
+            .and(contains("func.func"))
+            .and(contains("linalg.generic")),
+    );
     ptl()
         .arg("emit")
         .arg(&f)
+        .args(["--fn", "axpy"])
         .assert()
         .success()
-        .stdout(contains("module").and(contains("func.func")).and(contains("linalg.generic")));
-    ptl().arg("emit").arg(&f).args(["--fn", "axpy"]).assert().success().stdout(contains("func.func @axpy"));
-    ptl().arg("emit").arg(&f).args(["--stage", "ast"]).assert().success().stdout(contains("x + y * 2.0"));
+        .stdout(contains("func.func @axpy"));
+    ptl()
+        .arg("emit")
+        .arg(&f)
+        .args(["--stage", "ast"])
+        .assert()
+        .success()
+        .stdout(contains("x + y * 2.0"));
     ptl()
         .arg("emit")
         .arg(&f)
@@ -324,7 +464,9 @@ fn emit_each_stage() {
             contains("fn axpy(x: f64[n], y: f64[n]) -> f64[n]")
                 .and(contains("fn stats(v: f64[n]) -> (f64, f64)"))
                 .and(contains("result: f64[n] = x + y * 2.0"))
-                .and(contains("print: f64[3] = axpy([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])")),
+                .and(contains(
+                    "print: f64[3] = axpy([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])",
+                )),
         );
     let (_d2, lets) = with_program("let a = [1, 2];\nlet b = a * 0.5;\nprint b;\n");
     ptl()
@@ -342,12 +484,30 @@ fn emit_each_stage() {
         .code(1)
         .stderr(contains("-o FILE"));
     let vmfb = d.path().join("p.vmfb");
-    ptl().arg("emit").arg(&f).args(["--stage", "vmfb", "-o"]).arg(&vmfb).assert().success();
+    ptl()
+        .arg("emit")
+        .arg(&f)
+        .args(["--stage", "vmfb", "-o"])
+        .arg(&vmfb)
+        .assert()
+        .success();
     assert!(std::fs::metadata(&vmfb).expect("vmfb written").len() > 100);
-    ptl().arg("emit").arg(&f).args(["--fn", "nope"]).assert().code(1).stderr(contains("no function named `nope`"));
+    ptl()
+        .arg("emit")
+        .arg(&f)
+        .args(["--fn", "nope"])
+        .assert()
+        .code(1)
+        .stderr(contains("no function named `nope`"));
     let (_d3, bad) = with_program("print 1 +;\n");
     for stage in ["ast", "typed", "mlir"] {
-        ptl().arg("emit").arg(&bad).args(["--stage", stage]).assert().code(1).stderr(contains("E0002"));
+        ptl()
+            .arg("emit")
+            .arg(&bad)
+            .args(["--stage", stage])
+            .assert()
+            .code(1)
+            .stderr(contains("E0002"));
     }
 }
 
@@ -356,19 +516,48 @@ fn fmt_prints_checks_and_writes() {
     let messy = "fn f(x:f64[n])->f64[n]{x*2.0}\nprint f([1.0]) ;\n";
     let canonical = "fn f(x: f64[n]) -> f64[n] {\n    x * 2.0\n}\n\nprint f([1.0]);\n";
     let (_d, f) = with_program(messy);
-    ptl().arg("fmt").arg(&f).assert().success().stdout(canonical);
-    ptl().args(["fmt", "--check"]).arg(&f).assert().code(1).stderr(contains("is not formatted"));
+    ptl()
+        .arg("fmt")
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(canonical);
+    ptl()
+        .args(["fmt", "--check"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(contains("is not formatted"));
     ptl().args(["fmt", "--write"]).arg(&f).assert().success();
     assert_eq!(std::fs::read_to_string(&f).expect("read"), canonical);
-    ptl().args(["fmt", "--check"]).arg(&f).assert().success().stdout("");
+    ptl()
+        .args(["fmt", "--check"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout("");
     // Comments would be lost: --write leaves such a file alone.
     let commented = "// doubles\nfn f(x:f64)->f64{x*2.0}\n";
     let (_d2, c) = with_program(commented);
-    ptl().args(["fmt", "--write"]).arg(&c).assert().code(1).stderr(contains("comments"));
+    ptl()
+        .args(["fmt", "--write"])
+        .arg(&c)
+        .assert()
+        .code(1)
+        .stderr(contains("comments"));
     assert_eq!(std::fs::read_to_string(&c).expect("read"), commented);
     let (_d3, bad) = with_program("fn f( {\n");
-    ptl().arg("fmt").arg(&bad).assert().code(1).stderr(contains("E0002"));
-    ptl().args(["fmt", "--check", "--write"]).arg(&f).assert().code(2);
+    ptl()
+        .arg("fmt")
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stderr(contains("E0002"));
+    ptl()
+        .args(["fmt", "--check", "--write"])
+        .arg(&f)
+        .assert()
+        .code(2);
 }
 
 // ---- cache, help ---------------------------------------------------------------------------
@@ -378,8 +567,19 @@ fn cache_dir_and_clear() {
     let d = tempfile::tempdir().expect("dir");
     let cache = d.path().join("cache");
     let (_p, f) = with_program("print [1.0, 2.0] * 3.0;\n");
-    ptl().env("PTL_CACHE_DIR", &cache).args(["cache", "dir"]).assert().success().stdout(format!("{}\n", cache.display()));
-    ptl().env("PTL_CACHE_DIR", &cache).arg("run").arg(&f).assert().success().stdout("[3. 6.]\n");
+    ptl()
+        .env("PTL_CACHE_DIR", &cache)
+        .args(["cache", "dir"])
+        .assert()
+        .success()
+        .stdout(format!("{}\n", cache.display()));
+    ptl()
+        .env("PTL_CACHE_DIR", &cache)
+        .arg("run")
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout("[3. 6.]\n");
     ptl()
         .env("PTL_CACHE_DIR", &cache)
         .args(["run", "--time"])
@@ -387,23 +587,49 @@ fn cache_dir_and_clear() {
         .assert()
         .success()
         .stderr(contains("cache hit (disk)"));
-    ptl().env("PTL_CACHE_DIR", &cache).args(["cache", "clear"]).assert().success().stdout(contains("removed 1 cached module"));
-    ptl().env("PTL_CACHE_DIR", &cache).args(["cache", "clear"]).assert().success().stdout(contains("removed 0 cached modules"));
+    ptl()
+        .env("PTL_CACHE_DIR", &cache)
+        .args(["cache", "clear"])
+        .assert()
+        .success()
+        .stdout(contains("removed 1 cached module"));
+    ptl()
+        .env("PTL_CACHE_DIR", &cache)
+        .args(["cache", "clear"])
+        .assert()
+        .success()
+        .stdout(contains("removed 0 cached modules"));
 }
 
 #[test]
 fn help_explains_every_subcommand_with_examples() {
-    ptl().arg("--help").assert().success().stdout(contains("Examples:").and(contains("repl")).and(contains("cache")));
+    ptl().arg("--help").assert().success().stdout(
+        contains("Examples:")
+            .and(contains("repl"))
+            .and(contains("cache")),
+    );
     for sub in ["run", "check", "emit", "fmt", "repl", "cache"] {
-        ptl().args([sub, "--help"]).assert().success().stdout(contains("Examples:"));
+        ptl()
+            .args([sub, "--help"])
+            .assert()
+            .success()
+            .stdout(contains("Examples:"));
     }
-    ptl().args(["run", "--help"]).assert().stdout(contains("--flush-denormals").and(contains("--device")).and(contains("--out")));
+    ptl().args(["run", "--help"]).assert().stdout(
+        contains("--flush-denormals")
+            .and(contains("--device"))
+            .and(contains("--out")),
+    );
     ptl().arg("frobnicate").assert().code(2);
 }
 
 #[test]
 fn no_arguments_without_a_terminal_prints_usage() {
-    ptl().write_stdin("").assert().code(2).stdout(contains("Usage"));
+    ptl()
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stdout(contains("Usage"));
 }
 
 // ---- REPL, with piped input ----------------------------------------------------------------
@@ -458,7 +684,9 @@ mod terminal {
 
     fn start(no_color: bool, history: &Path) -> PtySession {
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ptl"));
-        c.env("PTL_CACHE_DIR", cache_dir()).env("PTL_HISTORY", history).env("TERM", "xterm");
+        c.env("PTL_CACHE_DIR", cache_dir())
+            .env("PTL_HISTORY", history)
+            .env("TERM", "xterm");
         if no_color {
             c.env("NO_COLOR", "1");
         } else {
@@ -498,7 +726,8 @@ mod terminal {
         enter(&mut p, "}");
         prompt(&mut p);
         enter(&mut p, "sq(double([1.0, 3.0]))");
-        p.exp_string("[ 4. 36.]").expect("value through both functions");
+        p.exp_string("[ 4. 36.]")
+            .expect("value through both functions");
         prompt(&mut p);
         // An error is reported and the session goes on with its definitions intact.
         enter(&mut p, "sq(nope)");
@@ -532,7 +761,10 @@ mod terminal {
         let mut p = start(true, &history);
         enter(&mut p, "undefined_name");
         let before = p.exp_string("not found in this scope").expect("report");
-        assert!(!before.contains("\u{1b}[31m") && !before.contains("\u{1b}[38;5;"), "colours with NO_COLOR: {before:?}");
+        assert!(
+            !before.contains("\u{1b}[31m") && !before.contains("\u{1b}[38;5;"),
+            "colours with NO_COLOR: {before:?}"
+        );
         prompt(&mut p);
         // Ctrl-D leaves too.
         p.send_control('d').expect("ctrl-d");

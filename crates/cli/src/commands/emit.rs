@@ -9,7 +9,12 @@ use crate::exec;
 use crate::report::{CmdResult, Failed, fail, load_program, print_diagnostics, read_source};
 use crate::typed_view;
 
-pub fn emit(file: &Path, stage: Stage, function: Option<&str>, output: Option<&PathBuf>) -> CmdResult {
+pub fn emit(
+    file: &Path,
+    stage: Stage,
+    function: Option<&str>,
+    output: Option<&PathBuf>,
+) -> CmdResult {
     if stage == Stage::Vmfb && output.is_none() {
         return Err(fail("a vmfb is binary; write it to a file with -o FILE"));
     }
@@ -20,7 +25,9 @@ pub fn emit(file: &Path, stage: Stage, function: Option<&str>, output: Option<&P
         Stage::Ast => {
             let src = read_source(file)?;
             match ptl_lang::parse(&src) {
-                (Some(ast), diags) if diags.is_empty() => ptl_lang::print_program(&ast).into_bytes(),
+                (Some(ast), diags) if diags.is_empty() => {
+                    ptl_lang::print_program(&ast).into_bytes()
+                }
                 (_, diags) => {
                     print_diagnostics(&diags, file, &src);
                     return Err(Failed);
@@ -35,7 +42,10 @@ pub fn emit(file: &Path, stage: Stage, function: Option<&str>, output: Option<&P
             let (_, prog) = load_program(file)?;
             let entry = match function {
                 Some(name) if prog.function(name).is_none() => {
-                    return Err(fail(format!("no function named `{name}` in {}", file.display())));
+                    return Err(fail(format!(
+                        "no function named `{name}` in {}",
+                        file.display()
+                    )));
                 }
                 Some(name) => Entry::Function(name.to_string()),
                 None => Entry::Script,
@@ -49,7 +59,8 @@ pub fn emit(file: &Path, stage: Stage, function: Option<&str>, output: Option<&P
         }
     };
     match output {
-        Some(path) => std::fs::write(path, bytes).map_err(|e| fail(format!("cannot write {}: {e}", path.display()))),
+        Some(path) => std::fs::write(path, bytes)
+            .map_err(|e| fail(format!("cannot write {}: {e}", path.display()))),
         None => {
             print!("{}", String::from_utf8_lossy(&bytes));
             Ok(())

@@ -35,8 +35,16 @@ pub fn fmt(files: &[PathBuf], mode: Mode) -> CmdResult {
         match mode {
             Mode::Print => print!("{formatted}"),
             Mode::Check if !canonical => {
-                let why = if has_comments(&src) { " (the formatter does not keep comments yet)" } else { "" };
-                eprintln!("{} is not formatted{why}; run `ptl fmt --write {}`", file.display(), file.display());
+                let why = if has_comments(&src) {
+                    " (the formatter does not keep comments yet)"
+                } else {
+                    ""
+                };
+                eprintln!(
+                    "{} is not formatted{why}; run `ptl fmt --write {}`",
+                    file.display(),
+                    file.display()
+                );
                 ok = false;
             }
             Mode::Check => {}
@@ -49,7 +57,8 @@ pub fn fmt(files: &[PathBuf], mode: Mode) -> CmdResult {
                 ok = false;
             }
             Mode::Write => {
-                std::fs::write(file, formatted).map_err(|e| fail(format!("cannot write {}: {e}", file.display())))?;
+                std::fs::write(file, formatted)
+                    .map_err(|e| fail(format!("cannot write {}: {e}", file.display())))?;
                 eprintln!("formatted {}", file.display());
             }
         }

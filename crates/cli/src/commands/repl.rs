@@ -19,7 +19,13 @@ pub fn history_path() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("XDG_DATA_HOME") {
         return Some(PathBuf::from(d).join("ptl").join("history"));
     }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("share").join("ptl").join("history"))
+    std::env::var_os("HOME").map(|h| {
+        PathBuf::from(h)
+            .join(".local")
+            .join("share")
+            .join("ptl")
+            .join("history")
+    })
 }
 
 fn save_history(rl: &mut DefaultEditor, path: &Option<PathBuf>) {
@@ -28,7 +34,10 @@ fn save_history(rl: &mut DefaultEditor, path: &Option<PathBuf>) {
             let _ = std::fs::create_dir_all(dir);
         }
         if let Err(e) = rl.save_history(path) {
-            eprintln!("warning: cannot save the history to {}: {e}", path.display());
+            eprintln!(
+                "warning: cannot save the history to {}: {e}",
+                path.display()
+            );
         }
     }
 }
@@ -37,14 +46,18 @@ pub fn repl(opts: ExecOptions) -> CmdResult {
     let interactive = std::io::stdin().is_terminal();
     let color = no_color_unset() && std::io::stdout().is_terminal();
     let mut session = Repl::new(opts, color);
-    let mut rl = DefaultEditor::new().map_err(|e| fail(format!("cannot start the line editor: {e}")))?;
+    let mut rl =
+        DefaultEditor::new().map_err(|e| fail(format!("cannot start the line editor: {e}")))?;
     let history = history_path();
     if let Some(path) = &history {
         // A missing history file is the normal first run.
         let _ = rl.load_history(path);
     }
     if interactive {
-        println!("ptl {} — :help for help, :quit or Ctrl-D to leave", env!("CARGO_PKG_VERSION"));
+        println!(
+            "ptl {} — :help for help, :quit or Ctrl-D to leave",
+            env!("CARGO_PKG_VERSION")
+        );
     }
     let mut pending = String::new();
     loop {

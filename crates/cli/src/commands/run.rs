@@ -28,8 +28,15 @@ pub fn run(req: RunRequest<'_>) -> CmdResult {
         Some(name) => {
             let Some(f) = prog.function(name) else {
                 let names: Vec<String> = prog.fns.iter().map(|f| format!("`{}`", f.name)).collect();
-                let have = if names.is_empty() { "it defines none".to_string() } else { format!("it defines {}", names.join(", ")) };
-                return Err(fail(format!("no function named `{name}` in {}; {have}", req.file.display())));
+                let have = if names.is_empty() {
+                    "it defines none".to_string()
+                } else {
+                    format!("it defines {}", names.join(", "))
+                };
+                return Err(fail(format!(
+                    "no function named `{name}` in {}; {have}",
+                    req.file.display()
+                )));
             };
             if !req.outs.is_empty() && req.outs.len() != f.results.len() {
                 return Err(fail(format!(
