@@ -1,5 +1,17 @@
 //! ptl runtime: runs compiled programs on IREE's CPU runtime with checked arguments, IEEE
 //! subnormals by default, and a compile cache.
+//!
+//! # Threads
+//!
+//! An [`Engine`] owns IREE runtime handles, which are neither `Send` nor `Sync`, so an engine
+//! stays on the thread that made it; the compiler checks this. Threads that run programs
+//! concurrently each make their own engine (the compiled code is shared through the on-disk
+//! cache, the compiler library is loaded once per process):
+//!
+//! ```compile_fail,E0277
+//! let engine = ptl_rt::Engine::new(Default::default()).unwrap();
+//! std::thread::spawn(move || drop(engine)); // error: `Engine` cannot be sent between threads
+//! ```
 
 mod cache;
 mod check;
