@@ -120,5 +120,29 @@ pub fn compiler_version() -> Result<String> {
 /// Compiles MLIR text to a vmfb.
 pub fn compile(mlir: &str, options: &CompileOptions) -> Result<Vec<u8>> {
     let c = compiler()?;
-    c.compile_str(mlir, options.flags()).map_err(|e| LowerError::Compiler(format!("IREE failed to compile the module: {e}")))
+    c.compile_str(mlir, options.flags())
+        .map_err(|e| LowerError::Compiler(format!("IREE failed to compile the program: {}", summarize(&e))))
+}
+
+/// The first line of each error IREE reported, without the IR dumps that follow them.
+fn summarize(e: &eerie::compiler::CompilerError) -> String {
+    use eerie::compiler::CompilerError as E;
+    let text = match e {
+        E::IREECompilerError(_, d) | E::IREECompilerDiagnosticsError(d) => d.to_string(),
+        other => return other.to_string(),
+    };
+    let errors: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("Error: "))
+        .map(|l| {
+            // "buffer:12:3: message" -> "message": the positions are in generated text.
+            let parts: Vec<&str> = l.splitn(4, ':').collect();
+            match parts.as_slice() {
+                ["buffer", _, _, rest] => rest.trim().to_string(),
+                _ => l.trim().to_string(),
+            }
+        })
+        .take(3)
+        .collect();
+    if errors.is_empty() { format!("{e}") } else { errors.join("; ") }
 }
