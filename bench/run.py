@@ -682,42 +682,51 @@ def main() -> None:
     except Exception as e:  # noqa: BLE001
         print(f"plot failed: {e}")
 
-    print()
-    print(f"Machine: {machine['nproc']} CPUs ({machine['cpu']}, {', '.join(machine['isa'])}), {machine['memory']}; "
+    lines: list[str] = []
+
+    def out(text: str = "") -> None:
+        lines.append(text)
+
+    out()
+    out(f"Machine: {machine['nproc']} CPUs ({machine['cpu']}, {', '.join(machine['isa'])}), {machine['memory']}; "
           f"load average at start {loads['start'][0]:.2f}, at end {loads['end'][0]:.2f}")
     blas = [b for b in py["info"].get("blas", []) if b.get("internal_api")]
     if blas:
         b = blas[0]
-        print(f"NumPy {py['info']['numpy']} with {b['internal_api']} {b['version']} ({b['architecture']} kernels, {b['num_threads']} threads)")
-    print(f"Memory bandwidth (copy, read + write): {copy_bw:.2f} GB/s" if copy_bw else "Memory bandwidth: n/a")
-    print()
-    print(table(rows))
+        out(f"NumPy {py['info']['numpy']} with {b['internal_api']} {b['version']} ({b['architecture']} kernels, {b['num_threads']} threads)")
+    out(f"Memory bandwidth (copy, read + write): {copy_bw:.2f} GB/s" if copy_bw else "Memory bandwidth: n/a")
+    out()
+    out(table(rows))
+    out()
     for k, v in py["skipped"].items():
-        print(f"{k}: n/a ({v})" if not v.startswith("n/a") else f"{k}: {v}")
+        out(f"{k}: n/a ({v})" if not v.startswith("n/a") else f"{k}: {v}")
     c = state.get("compile") or {}
     if c:
-        print()
-        print("| compile latency | small (1 op) | 50 ops |")
-        print("|---|---|---|")
+        out()
+        out("| compile latency | small (1 op) | 50 ops |")
+        out("|---|---|---|")
         for key, label in (("parse_check_ms", "parse + check"), ("lower_ms", "lower to MLIR"),
                            ("iree_compile_ms", "IREE compile"), ("first_call_compiled_ms", "first call, compiling"),
                            ("disk_hit_ms", "disk cache hit (lower + key + read)"),
                            ("disk_hit_first_call_ms", "first call on a disk hit (+ load, run)"),
                            ("memory_hit_ms", "memory cache hit (lower + key)")):
-            print(f"| {label} | {c[f'small.{key}']:.2f} ms | {c[f'ops50.{key}']:.2f} ms |")
-        print(f"\nFirst compile in a process (loads libIREECompiler.so): {c['first_compile_with_library_load_ms']:.0f} ms")
-        print(f"Frontend: {c['frontend.lines']:.0f} lines parse {c['frontend.parse_ms']:.1f} ms + check "
+            out(f"| {label} | {c[f'small.{key}']:.2f} ms | {c[f'ops50.{key}']:.2f} ms |")
+        out(f"\nFirst compile in a process (loads libIREECompiler.so): {c['first_compile_with_library_load_ms']:.0f} ms")
+        out(f"Frontend: {c['frontend.lines']:.0f} lines parse {c['frontend.parse_ms']:.1f} ms + check "
               f"{c['frontend.check_ms']:.1f} ms = {c['frontend.lines_per_s']:.0f} lines/s")
     if soak:
-        print()
+        out()
         for s in soak:
-            print(f"Soak {s.get('calls')} calls x {s.get('elements')} f64: slope {s.get('slope_bytes_per_call')} bytes/call, "
+            out(f"- Soak {s.get('calls')} calls x {s.get('elements')} f64: slope {s.get('slope_bytes_per_call')} bytes/call, "
                   f"RSS {s.get('rss_first_kb')} -> {s.get('rss_last_kb')} kB, {s.get('us_per_call')} us/call")
-    print()
+    out()
     for t in tg:
         mark = {True: "met", False: "NOT met", None: "n/a"}[t["met"]]
-        print(f"[{mark}] {t['target']}: {t['measured']}")
-    print(f"\nwrote {RESULTS / 'latest.json'} and {RESULTS / 'latest.png'} ({time.time() - started:.0f} s)")
+        out(f"- [{mark}] {t['target']}: {t['measured']}")
+    report = "\n".join(lines) + "\n"
+    print(report)
+    (RESULTS / "latest.md").write_text(report)
+    print(f"wrote {RESULTS / 'latest.json'}, latest.md and latest.png ({time.time() - started:.0f} s)")
 
 
 if __name__ == "__main__":
