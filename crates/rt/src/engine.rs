@@ -58,8 +58,16 @@ pub struct Engine {
     options: EngineOptions,
     cache: CompileCache,
     programs: HashMap<String, Program>,
+    /// Resolved exported functions, by cache key and name.
+    functions: HashMap<(String, String), eerie::runtime::Function>,
+    /// Programs already prepared, with their entry and cache key: a repeated call of an
+    /// unchanged program skips lowering (which costs milliseconds) after one tree comparison.
+    prepared: Vec<(TProgram, Entry, String)>,
     last: Timings,
 }
+
+/// How many prepared programs are remembered.
+const PREPARED_LIMIT: usize = 64;
 
 impl Engine {
     pub fn new(options: EngineOptions) -> Result<Self> {
@@ -67,7 +75,15 @@ impl Engine {
         fpu::set_flush_denormals(options.flush_denormals);
         let runtime = Runtime::new(options.device.spec())?;
         let cache = CompileCache::new(options.cache_dir.clone());
-        Ok(Engine { runtime, options, cache, programs: HashMap::new(), last: Timings::default() })
+        Ok(Engine {
+            runtime,
+            options,
+            cache,
+            programs: HashMap::new(),
+            functions: HashMap::new(),
+            prepared: Vec::new(),
+            last: Timings::default(),
+        })
     }
 
     /// Timings of the most recent compile step.
@@ -101,6 +117,10 @@ impl Engine {
     }
 
     fn program(&mut self, prog: &TProgram, entry: &Entry) -> Result<String> {
+        if let Some((_, _, key)) = self.prepared.iter().find(|(p, e, _)| e == entry && p == prog) {
+            self.last = Timings { outcome: Some(CacheOutcome::Memory), ..Timings::default() };
+            return Ok(key.clone());
+        }
         let (key, vmfb) = self.vmfb(prog, entry)?;
         if !self.programs.contains_key(&key) {
             let t = Instant::now();
@@ -108,14 +128,29 @@ impl Engine {
             self.last.load = t.elapsed();
             self.programs.insert(key.clone(), p);
         }
+        if self.prepared.len() >= PREPARED_LIMIT {
+            self.prepared.remove(0);
+        }
+        self.prepared.push((prog.clone(), entry.clone(), key.clone()));
         Ok(key)
+    }
+
+    /// The exported function `name` of the loaded module `key`, resolved once.
+    fn exported(&mut self, key: &str, name: &str) -> Result<&eerie::runtime::Function> {
+        let id = (key.to_string(), name.to_string());
+        if !self.functions.contains_key(&id) {
+            let program = self.programs.get(key).ok_or_else(|| RtError::Internal(format!("module {key} is not loaded")))?;
+            let f = program.function(&format!("module.{name}"))?;
+            self.functions.insert(id.clone(), f);
+        }
+        self.functions.get(&id).ok_or_else(|| RtError::Internal(format!("`{name}` is not resolved")))
     }
 
     /// Runs the script's top-level statements; returns the printed values in order.
     pub fn run_script(&mut self, prog: &TProgram) -> Result<Vec<Value>> {
         let dtypes = script_result_dtypes(prog)?;
         let key = self.program(prog, &Entry::Script)?;
-        let f = self.programs[&key].function(&format!("module.{SCRIPT_ENTRY}"))?;
+        let f = self.exported(&key, SCRIPT_ENTRY)?;
         let outs = f.invoke(Vec::<eerie::runtime::Value>::new())?;
         outs.iter().zip(dtypes).map(|(b, dt)| from_buffer(b, dt)).collect()
     }
@@ -126,9 +161,8 @@ impl Engine {
         check_arguments(f, args)?;
         let dtypes: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         let key = self.program(prog, &Entry::Function(name.to_string()))?;
-        let func = self.programs[&key].function(&format!("module.{name}"))?;
         let inputs = args.iter().map(|a| to_buffer(&self.runtime, a)).collect::<Result<Vec<_>>>()?;
-        let outs = func.invoke(inputs)?;
+        let outs = self.exported(&key, name)?.invoke(inputs)?;
         outs.iter().zip(dtypes).map(|(b, dt)| from_buffer(b, dt)).collect()
     }
 }

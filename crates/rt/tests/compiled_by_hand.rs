@@ -93,3 +93,18 @@ fn f64_subnormals_survive_on_local_task() {
     let out = e.call(&prog, "mul", &[f64s(&[5e-324, 2.2250738585072014e-308]), f64s(&[1.0, 0.5])]).unwrap();
     assert_eq!(out, vec![f64s(&[5e-324, 1.1125369292536007e-308])]);
 }
+
+#[test]
+fn a_changed_program_is_never_served_the_old_module() {
+    let mut e = engine(false);
+    let first = axpy();
+    let mut second = axpy();
+    // Same function name and signature, different body: x - y * 2.0.
+    if let TExprKind::Binary(op, _, _) = &mut second.fns[0].body.results[0].kind {
+        *op = BinaryOp::Sub;
+    }
+    let args = [f64s(&[1.0, 2.0]), f64s(&[1.0, 1.0])];
+    assert_eq!(e.call(&first, "axpy", &args).unwrap(), vec![f64s(&[3.0, 4.0])]);
+    assert_eq!(e.call(&second, "axpy", &args).unwrap(), vec![f64s(&[-1.0, 0.0])]);
+    assert_eq!(e.call(&first, "axpy", &args).unwrap(), vec![f64s(&[3.0, 4.0])]);
+}
