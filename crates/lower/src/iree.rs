@@ -117,9 +117,14 @@ pub fn compiler_version() -> Result<String> {
     Ok(format!("iree {rev} api {major}.{minor}"))
 }
 
+/// One compilation at a time per process: concurrent first compilations in IREE 3.13 race in
+/// its LLVM target setup ("createTargetMachine ... failed", then a crash).
+static COMPILE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Compiles MLIR text to a vmfb.
 pub fn compile(mlir: &str, options: &CompileOptions) -> Result<Vec<u8>> {
     let c = compiler()?;
+    let _one_at_a_time = COMPILE_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     c.compile_str(mlir, options.flags())
         .map_err(|e| LowerError::Compiler(format!("IREE failed to compile the program: {}", summarize(&e))))
 }
