@@ -564,3 +564,12 @@ fn malformed_trees_are_internal_errors_not_panics() {
     let p = TProgram { fns: vec![f], top: vec![] };
     assert!(matches!(call_function(&p, "loop", &[]), Err(InterpError::RecursionLimit { .. })));
 }
+
+/// A well-typed result larger than memory is an error, not an allocation abort.
+#[test]
+fn results_larger_than_memory_are_errors() {
+    let src = "fn big(x: f64[?]) { sum(broadcast(x, [1048576, 1048576])) }\nprint big([1.0]);\n";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let err = ptl_lang::interp::run_program(&prog).unwrap_err().to_string();
+    assert!(err.contains("[1048576, 1048576]") && err.contains("memory available"), "{err}");
+}

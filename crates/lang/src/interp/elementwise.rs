@@ -34,6 +34,7 @@ fn broadcast_pair(a: &[usize], b: &[usize], span: &Span) -> Result<Vec<usize>> {
 /// Applies `f` to corresponding elements of `a` and `b` broadcast to `shape`.
 fn zip2<A: Copy, B: Copy, C>(a: &ArrayD<A>, b: &ArrayD<B>, shape: &[usize], span: &Span, f: impl Fn(A, B) -> C) -> Result<ArrayD<C>> {
     let bad = || InterpError::Broadcast { lhs: a.shape().to_vec(), rhs: b.shape().to_vec(), span: span.clone() };
+    super::memory::check_size(shape, std::mem::size_of::<C>(), span)?;
     let av = a.broadcast(IxDyn(shape)).ok_or_else(bad)?;
     let bv = b.broadcast(IxDyn(shape)).ok_or_else(bad)?;
     Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
@@ -172,6 +173,7 @@ pub(crate) fn select(cond: &Value, a: &Value, b: &Value, span: &Span) -> Result<
     };
     let ab = broadcast_pair(a.shape(), b.shape(), span)?;
     let shape = broadcast_pair(c.shape(), &ab, span)?;
+    super::memory::check_size(&shape, a.dtype().size_bytes(), span)?;
     fn pick<T: Copy>(c: &ArrayD<bool>, x: &ArrayD<T>, y: &ArrayD<T>, shape: &[usize], span: &Span) -> Result<ArrayD<T>> {
         let bad = || InterpError::Broadcast { lhs: x.shape().to_vec(), rhs: y.shape().to_vec(), span: span.clone() };
         let cv = c.broadcast(IxDyn(shape)).ok_or_else(bad)?;

@@ -49,6 +49,10 @@ pub enum InterpError {
     #[error("shapes {} and {} do not broadcast", shape_str(.lhs), shape_str(.rhs))]
     Broadcast { lhs: Vec<usize>, rhs: Vec<usize>, span: Span },
 
+    /// A result that would not fit in the memory available.
+    #[error("a result of shape {} needs {:.1} GiB, more than the {:.1} GiB of memory available", shape_str(.shape), *.bytes as f64 / 1073741824.0, *.available as f64 / 1073741824.0)]
+    TooLarge { shape: Vec<usize>, bytes: u128, available: u64, span: Span },
+
     #[error("matmul of shapes {} and {}: {reason}", shape_str(.lhs), shape_str(.rhs))]
     MatMul { lhs: Vec<usize>, rhs: Vec<usize>, reason: String, span: Span },
 
@@ -80,6 +84,7 @@ impl InterpError {
             | Internal { span, .. } => span.clone(),
             UnboundVariable { span, .. }
             | Broadcast { span, .. }
+            | TooLarge { span, .. }
             | MatMul { span, .. }
             | Reshape { span, .. }
             | Squeeze { span, .. }

@@ -14,6 +14,13 @@ use crate::span::Span;
 use crate::value::Value;
 
 pub(crate) fn matmul(a: &Value, b: &Value, span: &Span) -> Result<Value> {
+    // The result has a's leading dims (all but the contracted one) and b's last dim.
+    let (sa, sb) = (a.shape(), b.shape());
+    let mut out: Vec<usize> = sa[..sa.len().saturating_sub(1)].to_vec();
+    if sb.len() >= 2 {
+        out.push(sb[sb.len() - 1]);
+    }
+    super::memory::check_size(&out, a.dtype().size_bytes(), span)?;
     Ok(match (a, b) {
         (Value::F32(x), Value::F32(y)) => Value::F32(batched(x, y, span, |p, q| p.dot(&q))?),
         (Value::F64(x), Value::F64(y)) => Value::F64(batched(x, y, span, |p, q| p.dot(&q))?),

@@ -22,6 +22,7 @@
 mod elementwise;
 mod error;
 mod linalg;
+mod memory;
 mod reduce;
 mod scalar;
 mod shape_ops;

@@ -44,6 +44,7 @@ pub(crate) fn broadcast_to(v: Value, target: &[Option<usize>], span: &Span) -> R
         });
     }
     let err = || InterpError::Broadcast { lhs: shape.clone(), rhs: dims.clone(), span: span.clone() };
+    super::memory::check_size(&dims, v.dtype().size_bytes(), span)?;
     fn go<T: Clone>(a: &ArrayD<T>, dims: &[usize]) -> Option<ArrayD<T>> {
         a.broadcast(IxDyn(dims)).map(|view| view.to_owned())
     }
