@@ -129,7 +129,10 @@ impl Program {
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyList>> {
         let typed = self.typed()?;
         let values = args.iter().map(to_value).collect::<PyResult<Vec<_>>>()?;
-        let out = with_engine(|e| e.call(typed, &self.entry, &values))?;
+        // Other Python threads run while IREE computes: the engine is this thread's own, and
+        // nothing here touches Python objects.
+        let entry = &self.entry;
+        let out = py.detach(|| with_engine(|e| e.call(typed, entry, &values)))?;
         values_to_list(py, out)
     }
 
@@ -197,7 +200,7 @@ fn run_script(py: Python<'_>, source: &str, interp: bool) -> PyResult<Py<PyList>
     let out = if interp {
         ptl_lang::interp::run_program(&typed).map_err(|e| PyRuntimeError::new_err(e.to_string()))?
     } else {
-        with_engine(|e| e.run_script(&typed))?
+        py.detach(|| with_engine(|e| e.run_script(&typed)))?
     };
     values_to_list(py, out)
 }

@@ -59,3 +59,36 @@ def test_wrong_rank_and_shape_are_clear_errors():
     with pytest.raises(Exception) as e:
         f(np.ones((3, 4)), np.ones(5))
     assert "shape mismatch" in str(e.value)
+
+
+def test_the_gil_is_released_while_ptl_computes():
+    import threading
+    import time
+
+    a = pt.matrix("a", dtype="float64")
+    b = pt.matrix("b", dtype="float64")
+    f = pytensor.function([a, b], a @ b, mode="PTL")
+    x = np.random.default_rng(0).standard_normal((1024, 1024))
+    f(x, x)  # compile and warm up
+    start = time.perf_counter()
+    f(x, x)
+    one_call = time.perf_counter() - start
+
+    stamps = []
+    done = threading.Event()
+
+    def work():
+        for _ in range(3):
+            f(x, x)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    while not done.is_set():
+        stamps.append(time.perf_counter())
+        time.sleep(0.001)
+    t.join()
+    gaps = np.diff(stamps)
+    # With the GIL held through a call, this thread would stall for a whole call at a time.
+    assert len(stamps) > 10
+    assert gaps.max() < max(0.5 * one_call, 0.05), (gaps.max(), one_call)
