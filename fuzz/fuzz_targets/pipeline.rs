@@ -34,3 +34,21 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+// MLIR's static `libMLIRMlirOptMain.a` defines a `main` (mlir-opt's), which the linker would
+// take before libFuzzer's and which rejects libFuzzer's flags. Defining `main` here, in the
+// target's own object, wins the link and starts libFuzzer's driver as its own `main` would.
+unsafe extern "C" {
+    fn LLVMFuzzerRunDriver(
+        argc: *mut std::ffi::c_int,
+        argv: *mut *mut *mut std::ffi::c_char,
+        callback: unsafe extern "C" fn(*const u8, usize) -> std::ffi::c_int,
+    ) -> std::ffi::c_int;
+    fn LLVMFuzzerTestOneInput(data: *const u8, size: usize) -> std::ffi::c_int;
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn main(mut argc: std::ffi::c_int, mut argv: *mut *mut std::ffi::c_char) -> std::ffi::c_int {
+    // SAFETY: argc/argv come from the C runtime unchanged; the callback is libfuzzer-sys's entry.
+    unsafe { LLVMFuzzerRunDriver(&mut argc, &mut argv, LLVMFuzzerTestOneInput) }
+}
