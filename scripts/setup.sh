@@ -31,7 +31,7 @@ fi
 # maturin and installed editable into the venv. Rebuilt only when its Rust sources or the crates
 # it links change (its Python files are used in place).
 py_hash=$(find python/src python/Cargo.toml python/Cargo.lock python/pyproject.toml \
-            crates/lang/src crates/lower/src crates/rt/src crates/*/Cargo.toml Cargo.lock .cargo/config.toml \
+            crates/lang/src crates/interp/src crates/lower/src crates/rt/src crates/*/Cargo.toml Cargo.lock .cargo/config.toml \
             -type f 2>/dev/null | sort | xargs sha1sum | sha1sum | cut -c1-12)
 py_stamp="$VENV/.ptl-python-$py_hash"
 if [ ! -f "$py_stamp" ] || ! ls python/pytensor_ptl/_ptl*.so >/dev/null 2>&1; then

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptl_lang::progen::{FUNCTION, random_program};
+use ptl_testkit::progen::{FUNCTION, random_program};
 use ptl_lower::{Entry, LowerError, lower_program};
 
 fn lower_ok(prog: &ptl_lang::typed::TProgram, entry: &Entry, src: &str) {

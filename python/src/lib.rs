@@ -141,7 +141,7 @@ impl Program {
     fn interpret(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyList>> {
         let typed = self.typed()?;
         let values = args.iter().map(to_value).collect::<PyResult<Vec<_>>>()?;
-        let out = ptl_lang::interp::call_function(typed, &self.entry, &values).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let out = ptl_interp::call_function(typed, &self.entry, &values).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         values_to_list(py, out)
     }
 
@@ -198,7 +198,7 @@ fn check_source(src: &str, file: &str) -> PyResult<TProgram> {
 fn run_script(py: Python<'_>, source: &str, interp: bool) -> PyResult<Py<PyList>> {
     let typed = check_source(source, "<script>")?;
     let out = if interp {
-        ptl_lang::interp::run_program(&typed).map_err(|e| PyRuntimeError::new_err(e.to_string()))?
+        ptl_interp::run_program(&typed).map_err(|e| PyRuntimeError::new_err(e.to_string()))?
     } else {
         py.detach(|| with_engine(|e| e.run_script(&typed)))?
     };

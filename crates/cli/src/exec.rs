@@ -53,7 +53,7 @@ impl Executor {
     pub fn run_script(&mut self, prog: &TProgram) -> Result<Vec<Value>, String> {
         let t = Instant::now();
         let out = if self.opts.interp {
-            ptl_lang::interp::run_program(prog).map_err(|e| e.to_string())
+            ptl_interp::run_program(prog).map_err(|e| e.to_string())
         } else {
             self.engine()?.run_script(prog).map_err(|e| e.to_string())
         };
@@ -70,7 +70,7 @@ impl Executor {
     ) -> Result<Vec<Value>, String> {
         let t = Instant::now();
         let out = if self.opts.interp {
-            ptl_lang::interp::call_function(prog, name, args).map_err(|e| e.to_string())
+            ptl_interp::call_function(prog, name, args).map_err(|e| e.to_string())
         } else {
             self.engine()?
                 .call(prog, name, args)

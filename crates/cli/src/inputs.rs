@@ -83,7 +83,7 @@ fn widen(v: Value, to: DType) -> Value {
             (Bool, _) | (I32, I64 | F64) | (I64, F64) | (F32, F64)
         )
     {
-        ptl_lang::interp::cast(&v, to)
+        ptl_interp::cast(&v, to)
     } else {
         v
     }
@@ -112,7 +112,7 @@ fn literal(name: &str, text: &str, ty: &TensorType) -> Result<Value, Failed> {
     };
     let ascribed = format!("let __arg: {declared} = ({text});\nprint __arg;\n");
     if let Ok(p) = ptl_lang::frontend(&ascribed) {
-        if let Ok(mut values) = ptl_lang::interp::run_program(&p) {
+        if let Ok(mut values) = ptl_interp::run_program(&p) {
             if let Some(v) = values.pop() {
                 return Ok(v);
             }
@@ -122,7 +122,7 @@ fn literal(name: &str, text: &str, ty: &TensorType) -> Result<Value, Failed> {
     let plain = format!("{PREFIX}{text});\n");
     match ptl_lang::frontend(&plain) {
         Ok(p) => {
-            let mut values = ptl_lang::interp::run_program(&p)
+            let mut values = ptl_interp::run_program(&p)
                 .map_err(|e| fail(format!("argument `{name}`: {e}")))?;
             match (values.pop(), values.is_empty()) {
                 (Some(v), true) => Ok(v),

@@ -1,11 +1,9 @@
-//! The ptl frontend: source text to a typed program, plus the reference interpreter.
+//! The ptl frontend: source text to a typed program (lexer, parser, checker, diagnostics,
+//! pretty-printer) and the values programs compute on.
 
 pub mod ast;
 pub mod check;
 pub mod diag;
-pub mod fixture;
-pub mod progen;
-pub mod interp;
 pub mod span;
 pub mod syntax;
 pub mod typed;

@@ -128,7 +128,7 @@ fn normalize(s: &str) -> String {
 /// Runs a program through the interpreter and compiled; returns the printed text or why not.
 fn run_both(engine: &mut Engine, src: &str) -> Result<String, String> {
     let prog = ptl_lang::frontend(src).map_err(|d| format!("does not check:\n{}", render_all(&d, ERROR_FILE, src, false)))?;
-    let interp = ptl_lang::interp::run_program(&prog).map_err(|e| format!("interpreter failed: {e}"))?;
+    let interp = ptl_interp::run_program(&prog).map_err(|e| format!("interpreter failed: {e}"))?;
     let compiled = engine.run_script(&prog).map_err(|e| format!("compiled run failed: {e}"))?;
     let (a, b) = (printed(&interp), printed(&compiled));
     if a != b {
@@ -178,7 +178,7 @@ fn check_error(engine: &mut Engine, block: &Block, code: Option<&str>, expected:
                 return Err("type-checks, but its info string names an error code".into());
             }
             let want = normalize(&expected.expect("checked above").code);
-            let got = match ptl_lang::interp::run_program(&prog) {
+            let got = match ptl_interp::run_program(&prog) {
                 Ok(v) => return Err(format!("type-checks and runs, printing:\n{}", printed(&v))),
                 Err(e) => format!("error: {e}"),
             };
@@ -224,7 +224,7 @@ fn check_repl(block: &Block) -> Result<(), String> {
         let src = format!("{defs}{stmt}\n");
         let prog = ptl_lang::frontend(&src)
             .map_err(|d| format!("`{input}` does not check:\n{}", render_all(&d, "repl", &src, false)))?;
-        let values = ptl_lang::interp::run_program(&prog).map_err(|e| format!("`{input}` fails: {e}"))?;
+        let values = ptl_interp::run_program(&prog).map_err(|e| format!("`{input}` fails: {e}"))?;
         let got = printed(&values);
         if normalize(&got) != normalize(&want) {
             return Err(diff(&format!("output of `{input}`"), &normalize(&want), &normalize(&got)));

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use ptl_lang::fixture::{Expected, load_all};
+use ptl_testkit::fixture::{Expected, load_all};
 use ptl_lang::{Value, map_value};
 use ptl_rt::{Engine, EngineOptions};
 
@@ -65,7 +65,7 @@ fn compiled_fixtures_agree_with_the_interpreter() {
                 continue;
             }
         };
-        let want = match ptl_lang::interp::run_program(&prog) {
+        let want = match ptl_interp::run_program(&prog) {
             Ok(v) => v,
             Err(e) => {
                 failures.push(format!("{name}: interpreter failed: {e}"));
@@ -125,8 +125,8 @@ fn unknown_dims_are_checked_inside_compiled_code() {
 }
 
 /// Random arguments in [-2, 2) of the generated program's shapes and dtype.
-fn random_args(g: &ptl_lang::progen::GeneratedProgram, seed: u64) -> Vec<Value> {
-    let mut rng = ptl_lang::progen::Rng::new(seed ^ 0xA5A5);
+fn random_args(g: &ptl_testkit::progen::GeneratedProgram, seed: u64) -> Vec<Value> {
+    let mut rng = ptl_testkit::progen::Rng::new(seed ^ 0xA5A5);
     g.arg_shapes
         .iter()
         .map(|shape| {
@@ -170,17 +170,17 @@ proptest::proptest! {
     /// Random well-typed programs and shapes (sizes 0, 1, 2, 3, 5): compiled == interpreter.
     #[test]
     fn random_programs_agree(seed in proptest::prelude::any::<u64>()) {
-        let g = ptl_lang::progen::random_program(seed, 3);
+        let g = ptl_testkit::progen::random_program(seed, 3);
         let prog = ptl_lang::frontend(&g.source).unwrap_or_else(|d| panic!("generated program does not check:\n{}\n{d:?}", g.source));
         let args = random_args(&g, seed);
-        let want = ptl_lang::interp::call_function(&prog, ptl_lang::progen::FUNCTION, &args)
+        let want = ptl_interp::call_function(&prog, ptl_testkit::progen::FUNCTION, &args)
             .unwrap_or_else(|e| panic!("interpreter failed on\n{}\n{e}", g.source));
         thread_local! {
             static ENGINE: std::cell::RefCell<Engine> = std::cell::RefCell::new(Engine::new(EngineOptions {
                 cache_dir: ptl_rt::CompileCache::default_dir(), ..Default::default()
             }).unwrap());
         }
-        let got = match ENGINE.with(|e| e.borrow_mut().call(&prog, ptl_lang::progen::FUNCTION, &args)) {
+        let got = match ENGINE.with(|e| e.borrow_mut().call(&prog, ptl_testkit::progen::FUNCTION, &args)) {
             Ok(v) => v,
             // Known IREE 3.13 limitation: a reduction over values broadcast only from scalars
             // into dynamic dims fails to compile ("exceeded stack allocation limit"). It is

@@ -47,7 +47,7 @@ fn same(got: &Value, want: &Value) -> bool {
 
 /// Runs `name` compiled and interpreted; both must succeed and agree.
 fn agree(e: &mut Engine, prog: &TProgram, name: &str, args: &[Value]) -> Vec<Value> {
-    let want = ptl_lang::interp::call_function(prog, name, args).unwrap_or_else(|err| panic!("interpreter: {err}"));
+    let want = ptl_interp::call_function(prog, name, args).unwrap_or_else(|err| panic!("interpreter: {err}"));
     let got = e.call(prog, name, args).unwrap_or_else(|err| panic!("compiled `{name}`: {err}"));
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(&want) {

@@ -1,6 +1,6 @@
 //! Errors the reference interpreter reports.
 
-use crate::span::Span;
+use ptl_lang::span::Span;
 
 /// Formats a runtime shape the way error messages show it: `[4, 3]`, `[]` for a scalar.
 pub(crate) fn shape_str(shape: &[usize]) -> String {

@@ -17,8 +17,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::diag::render_all;
-use crate::interp::run_program;
+use ptl_lang::diag::render_all;
+use ptl_interp::run_program;
 
 const OUTPUT_MARKER: &str = "// ---- output";
 const ERROR_MARKER: &str = "// ---- error";
@@ -132,7 +132,7 @@ pub fn normalize_error(text: &str) -> String {
 /// What the frontend and the reference interpreter make of a fixture's program: the printed
 /// lines, or the rendered diagnostics (a run-time failure as `runtime error: ...`).
 pub fn evaluate(source: &str, file_name: &str) -> Expected {
-    match crate::frontend(source) {
+    match ptl_lang::frontend(source) {
         Err(diags) => Expected::Error(normalize_error(&render_all(
             &diags, file_name, source, false,
         ))),

@@ -10,8 +10,8 @@ use ndarray::Dimension;
 use super::elementwise::broadcast_shapes;
 use super::error::{InterpError, Result};
 use super::scalar::IntElem;
-use crate::span::Span;
-use crate::value::Value;
+use ptl_lang::span::Span;
+use ptl_lang::value::Value;
 
 pub(crate) fn matmul(a: &Value, b: &Value, span: &Span) -> Result<Value> {
     // The result has a's leading dims (all but the contracted one) and b's last dim.

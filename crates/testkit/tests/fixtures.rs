@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use ptl_lang::fixture::{Expected, evaluate, load_all, render_expected, with_expected};
+use ptl_testkit::fixture::{Expected, evaluate, load_all, render_expected, with_expected};
 
 fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")

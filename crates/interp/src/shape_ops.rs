@@ -6,8 +6,8 @@
 use ndarray::{ArrayD, Axis, IxDyn};
 
 use super::error::{InterpError, Result, shape_str};
-use crate::span::Span;
-use crate::value::Value;
+use ptl_lang::span::Span;
+use ptl_lang::value::Value;
 
 fn show_target(target: &[Option<usize>]) -> String {
     let dims: Vec<String> = target.iter().map(|d| d.map_or("?".to_string(), |n| n.to_string())).collect();
@@ -21,7 +21,7 @@ pub(crate) fn transpose(v: Value, perm: &[usize], span: &Span) -> Result<Value> 
     if !valid {
         return Err(InterpError::internal(format!("transpose permutation {perm:?} for an operand of rank {}", seen.len()), span));
     }
-    Ok(crate::map_value!(v, a => Value::from(a.permuted_axes(IxDyn(perm)))))
+    Ok(ptl_lang::map_value!(v, a => Value::from(a.permuted_axes(IxDyn(perm)))))
 }
 
 /// Broadcasts to `target` (right-aligned; size-1 dims stretch). A `?` target dim takes the
@@ -48,7 +48,7 @@ pub(crate) fn broadcast_to(v: Value, target: &[Option<usize>], span: &Span) -> R
     fn go<T: Clone>(a: &ArrayD<T>, dims: &[usize]) -> Option<ArrayD<T>> {
         a.broadcast(IxDyn(dims)).map(|view| view.to_owned())
     }
-    Ok(crate::map_value!(&v, a => Value::from(go(a, &dims).ok_or_else(err)?)))
+    Ok(ptl_lang::map_value!(&v, a => Value::from(go(a, &dims).ok_or_else(err)?)))
 }
 
 /// Inserts a size-1 dim at `axis`.
@@ -56,7 +56,7 @@ pub(crate) fn expand(v: Value, axis: usize, span: &Span) -> Result<Value> {
     if axis > v.shape().len() {
         return Err(InterpError::internal(format!("expand at axis {axis} of a rank-{} operand", v.shape().len()), span));
     }
-    Ok(crate::map_value!(v, a => Value::from(a.insert_axis(Axis(axis)))))
+    Ok(ptl_lang::map_value!(v, a => Value::from(a.insert_axis(Axis(axis)))))
 }
 
 /// Removes the dim at `axis`, which must have size 1 at run time.
@@ -68,7 +68,7 @@ pub(crate) fn squeeze(v: Value, axis: usize, span: &Span) -> Result<Value> {
     if shape[axis] != 1 {
         return Err(InterpError::Squeeze { axis, shape, span: span.clone() });
     }
-    Ok(crate::map_value!(v, a => Value::from(a.index_axis_move(Axis(axis), 0))))
+    Ok(ptl_lang::map_value!(v, a => Value::from(a.index_axis_move(Axis(axis), 0))))
 }
 
 /// Row-major reshape. At most one `?` target dim, inferred from the element count.
@@ -88,7 +88,7 @@ pub(crate) fn reshape(v: Value, target: &[Option<usize>], span: &Span) -> Result
         let elems: Vec<T> = a.iter().cloned().collect();
         ArrayD::from_shape_vec(IxDyn(dims), elems).ok()
     }
-    Ok(crate::map_value!(v, a => Value::from(go(a, &dims).ok_or_else(err)?)))
+    Ok(ptl_lang::map_value!(v, a => Value::from(go(a, &dims).ok_or_else(err)?)))
 }
 
 #[cfg(test)]

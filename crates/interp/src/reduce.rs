@@ -9,9 +9,9 @@ use ndarray::{ArrayD, Axis, IxDyn};
 
 use super::error::{InterpError, Result};
 use super::scalar::{self, FloatElem, IntElem};
-use crate::span::Span;
-use crate::typed::ReduceOp;
-use crate::value::Value;
+use ptl_lang::span::Span;
+use ptl_lang::typed::ReduceOp;
+use ptl_lang::value::Value;
 
 /// Applies `f` to the elements of each reduction group (the reduced axes, in row-major
 /// order); the result has the kept axes.

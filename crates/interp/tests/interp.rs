@@ -5,7 +5,7 @@
 #![allow(clippy::approx_constant, clippy::excessive_precision, clippy::result_large_err)]
 
 use ndarray::{ArrayD, IxDyn};
-use ptl_lang::interp::{InterpError, call_function, run_program};
+use ptl_interp::{InterpError, call_function, run_program};
 use ptl_lang::typed::*;
 use ptl_lang::{DType, Dim, Span, TensorType, Value};
 
@@ -570,6 +570,6 @@ fn malformed_trees_are_internal_errors_not_panics() {
 fn results_larger_than_memory_are_errors() {
     let src = "fn big(x: f64[?]) { sum(broadcast(x, [1048576, 1048576])) }\nprint big([1.0]);\n";
     let prog = ptl_lang::frontend(src).expect("checks");
-    let err = ptl_lang::interp::run_program(&prog).unwrap_err().to_string();
+    let err = ptl_interp::run_program(&prog).unwrap_err().to_string();
     assert!(err.contains("[1048576, 1048576]") && err.contains("memory available"), "{err}");
 }

@@ -3,7 +3,7 @@
 //! abort the process instead of reporting an error.
 
 use super::error::{InterpError, Result};
-use crate::span::Span;
+use ptl_lang::span::Span;
 
 /// Bytes of memory the system reports as available (Linux `MemAvailable`), or 1 TiB when unknown.
 fn available_bytes() -> u64 {

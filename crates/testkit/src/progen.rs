@@ -5,7 +5,7 @@
 //! built only from operations that type-check by construction. The generator is deterministic
 //! in its seed, so any failure is reproducible from the seed alone.
 
-use crate::types::DType;
+use ptl_lang::types::DType;
 
 /// A tiny deterministic generator (xorshift64*), so this module needs no dependency.
 pub struct Rng(u64);

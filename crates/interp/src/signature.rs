@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::types::{Dim, TensorType};
-use crate::value::Value;
+use ptl_lang::types::{Dim, TensorType};
+use ptl_lang::value::Value;
 
 /// A symbolic dim's run-time size and where it was first seen (`argument `x``, dim index).
 #[derive(Debug, Clone, Default)]
@@ -63,7 +63,7 @@ pub(crate) fn match_type(ty: &TensorType, value: &Value, who: &str, syms: &mut S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::DType;
+    use ptl_lang::types::DType;
     use ndarray::{ArrayD, IxDyn};
 
     fn ty(dims: Vec<Dim>) -> TensorType {

@@ -35,10 +35,10 @@ pub use error::InterpError;
 use error::Result;
 use signature::{SymbolBindings, match_type};
 
-use crate::span::Span;
-use crate::typed::{TExpr, TExprKind, TFn, TLet, TProgram, TStmt};
-use crate::types::Dim;
-use crate::value::Value;
+use ptl_lang::span::Span;
+use ptl_lang::typed::{TExpr, TExprKind, TFn, TLet, TProgram, TStmt};
+use ptl_lang::types::Dim;
+use ptl_lang::value::Value;
 
 /// How deeply calls may nest before the interpreter gives up.
 pub const MAX_CALL_DEPTH: usize = 256;

@@ -5,10 +5,10 @@ use ndarray::{ArrayD, IxDyn, Zip};
 
 use super::error::{InterpError, Result};
 use super::scalar::{self, CastElem, FloatElem, IntElem};
-use crate::span::Span;
-use crate::typed::{BinaryOp, UnaryOp};
-use crate::types::DType;
-use crate::value::Value;
+use ptl_lang::span::Span;
+use ptl_lang::typed::{BinaryOp, UnaryOp};
+use ptl_lang::types::DType;
+use ptl_lang::value::Value;
 
 /// The broadcast shape of two run-time shapes, or `None` when they do not broadcast.
 pub(crate) fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
@@ -205,7 +205,7 @@ pub fn cast(v: &Value, to: DType) -> Value {
     if v.dtype() == to {
         return v.clone();
     }
-    crate::map_value!(v, a => go(a, to))
+    ptl_lang::map_value!(v, a => go(a, to))
 }
 
 #[cfg(test)]
