@@ -3,12 +3,53 @@
 
 use std::time::{Duration, Instant};
 
-use ptl_lang::Value;
 use ptl_lang::typed::TProgram;
+use ptl_lang::{Diagnostic, Value};
 use ptl_lower::Entry;
 use ptl_rt::{CacheOutcome, CompileCache, Device, Engine, EngineOptions};
 
 use crate::args::{DeviceArg, ExecOptions};
+
+/// Why a run failed: a report about the program's source (a failed run-time check, a bad
+/// argument), or a message about anything else.
+#[derive(Debug)]
+pub enum RunError {
+    Report(Diagnostic),
+    Message(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Report(d) => {
+                write!(f, "{}", d.message)?;
+                for note in &d.notes {
+                    write!(f, "\n  note: {note}")?;
+                }
+                Ok(())
+            }
+            RunError::Message(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<ptl_interp::InterpError> for RunError {
+    fn from(e: ptl_interp::InterpError) -> Self {
+        match e.span() {
+            Some(_) => RunError::Report(e.diagnostic()),
+            None => RunError::Message(e.to_string()),
+        }
+    }
+}
+
+impl From<ptl_rt::RtError> for RunError {
+    fn from(e: ptl_rt::RtError) -> Self {
+        match e.diagnostic() {
+            Some(d) if !(d.span.is_empty() && matches!(e, ptl_rt::RtError::Argument { .. })) => RunError::Report(d),
+            _ => RunError::Message(e.to_string()),
+        }
+    }
+}
 
 pub struct Executor {
     opts: ExecOptions,
@@ -50,12 +91,12 @@ impl Executor {
     }
 
     /// Runs the top-level statements; returns the printed values in order.
-    pub fn run_script(&mut self, prog: &TProgram) -> Result<Vec<Value>, String> {
+    pub fn run_script(&mut self, prog: &TProgram) -> Result<Vec<Value>, RunError> {
         let t = Instant::now();
         let out = if self.opts.interp {
-            ptl_interp::run_program(prog).map_err(|e| e.to_string())
+            ptl_interp::run_program(prog).map_err(RunError::from)
         } else {
-            self.engine()?.run_script(prog).map_err(|e| e.to_string())
+            self.engine().map_err(RunError::Message)?.run_script(prog).map_err(RunError::from)
         };
         self.record(&out, t.elapsed());
         out
@@ -67,21 +108,19 @@ impl Executor {
         prog: &TProgram,
         name: &str,
         args: &[Value],
-    ) -> Result<Vec<Value>, String> {
+    ) -> Result<Vec<Value>, RunError> {
         let t = Instant::now();
         let out = if self.opts.interp {
-            ptl_interp::call_function(prog, name, args).map_err(|e| e.to_string())
+            ptl_interp::call_function(prog, name, args).map_err(RunError::from)
         } else {
-            self.engine()?
-                .call(prog, name, args)
-                .map_err(|e| e.to_string())
+            self.engine().map_err(RunError::Message)?.call(prog, name, args).map_err(RunError::from)
         };
         self.record(&out, t.elapsed());
         out
     }
 
     /// Keeps the timing line of a successful run (a failed one has no complete timings).
-    fn record<T>(&mut self, out: &Result<T, String>, total: Duration) {
+    fn record<T, E>(&mut self, out: &Result<T, E>, total: Duration) {
         if out.is_err() {
             self.last_timing = None;
             return;
@@ -127,5 +166,5 @@ impl Executor {
 
 /// The MLIR module for `entry`, as the compiled path builds it.
 pub fn mlir(prog: &TProgram, entry: &Entry) -> Result<String, String> {
-    ptl_lower::lower_program(prog, entry).map_err(|e| e.to_string())
+    ptl_lower::lower_program(prog, entry).map(|l| l.mlir).map_err(|e| e.to_string())
 }

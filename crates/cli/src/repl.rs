@@ -9,7 +9,7 @@ use ptl_lang::{Diagnostic, Value};
 use ptl_lower::Entry;
 
 use crate::args::ExecOptions;
-use crate::exec::{self, Executor};
+use crate::exec::{self, Executor, RunError};
 use crate::report::shift_diagnostics;
 use crate::typed_view::{fn_signature, print_type};
 
@@ -188,11 +188,13 @@ impl Repl {
         ptl_lang::frontend(&c.src).map_err(|diags| self.report(&diags, c, text, name))
     }
 
-    fn run(&mut self, prog: &TProgram) -> Result<Vec<Value>, Output> {
-        let out = self
-            .exec
-            .run_script(prog)
-            .map_err(|e| Output::Error(format!("error: {e}")));
+    /// Runs the session's program; a failed run-time check is shown against the input that
+    /// holds it, when `at` names that input.
+    fn run(&mut self, prog: &TProgram, at: Option<(&Candidate, &str, &str)>) -> Result<Vec<Value>, Output> {
+        let out = self.exec.run_script(prog).map_err(|e| match (e, at) {
+            (RunError::Report(d), Some((c, text, name))) => self.report(std::slice::from_ref(&d), c, text, name),
+            (e, _) => Output::Error(format!("error: {e}")),
+        });
         if self.time {
             self.timing = self.exec.timing().map(str::to_string);
         }
@@ -255,7 +257,7 @@ impl Repl {
             Ok(p) => p,
             Err(out) => return out,
         };
-        let mut values = match self.run(&prog) {
+        let mut values = match self.run(&prog, Some((&c, text, name))) {
             Ok(v) => v,
             Err(out) => return out,
         };
@@ -292,7 +294,7 @@ impl Repl {
             Ok(p) => p,
             Err(out) => return out,
         };
-        match self.run(&prog) {
+        match self.run(&prog, None) {
             Ok(values) => show(&values),
             Err(out) => out,
         }

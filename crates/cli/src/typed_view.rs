@@ -51,20 +51,9 @@ fn write_let(out: &mut String, src: &str, l: &TLet, indent: &str) {
 }
 
 /// The type of a printed expression (all results for a call of a multi-result function).
-pub fn print_type(prog: &TProgram, e: &TExpr) -> String {
+pub fn print_type(_prog: &TProgram, e: &TExpr) -> String {
     match &e.kind {
-        TExprKind::CallMulti(name, _) => match prog.function(name) {
-            // The first result's type is instantiated at this call; the others are shown
-            // as declared.
-            Some(f) => {
-                let mut ts = f.results.clone();
-                if let Some(first) = ts.first_mut() {
-                    *first = e.ty.clone();
-                }
-                types(&ts)
-            }
-            None => e.ty.to_string(),
-        },
+        TExprKind::CallMulti(..) => types(&e.result_types()),
         _ => e.ty.to_string(),
     }
 }

@@ -1,5 +1,7 @@
 //! Errors the reference interpreter reports.
 
+use ptl_lang::diag::{Diagnostic, ErrorKind};
+use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::span::Span;
 
 /// Formats a runtime shape the way error messages show it: `[4, 3]`, `[]` for a scalar.
@@ -11,9 +13,9 @@ pub(crate) fn shape_str(shape: &[usize]) -> String {
 /// Everything that can go wrong while interpreting a typed program.
 ///
 /// The checker rules out most of these statically; the ones that remain possible for a
-/// well-typed program are the run-time checks of `?` and symbolic dims (argument and
-/// result signatures, broadcasting, matmul inner dims, reshape sizes, squeezes) and empty
-/// `max`/`min` reductions. `Internal` reports a typed tree that breaks one of the
+/// well-typed program are the argument and result signatures, the run-time checks of
+/// [`RuntimeCheck`] (`?` and symbolic dims in broadcasts, elementwise ops, matmuls and
+/// reshapes, and empty `max`/`min` reductions), and results too large for memory. `Internal` reports a typed tree that breaks one of the
 /// invariants documented in `typed.rs`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum InterpError {
@@ -44,10 +46,10 @@ pub enum InterpError {
     #[error("result {index} of `{function}` has type {actual}, expected {expected}: {detail}")]
     ResultMismatch { function: String, index: usize, actual: String, expected: String, detail: String },
 
-    /// Operands whose run-time shapes do not broadcast (a `?` or symbolic dim that turned out
-    /// to differ from the dim it meets).
-    #[error("shapes {} and {} do not broadcast", shape_str(.lhs), shape_str(.rhs))]
-    Broadcast { lhs: Vec<usize>, rhs: Vec<usize>, span: Span },
+    /// A run-time check of the program failed; compiled code reports the same check with
+    /// the same message and span. `seen` says what the values were.
+    #[error("{}", .check.message())]
+    Check { check: RuntimeCheck, span: Span, seen: String },
 
     /// A result that would not fit in the memory available.
     #[error("a result of shape {} needs {:.1} GiB, more than the {:.1} GiB of memory available", shape_str(.shape), *.bytes as f64 / 1073741824.0, *.available as f64 / 1073741824.0)]
@@ -56,14 +58,8 @@ pub enum InterpError {
     #[error("matmul of shapes {} and {}: {reason}", shape_str(.lhs), shape_str(.rhs))]
     MatMul { lhs: Vec<usize>, rhs: Vec<usize>, reason: String, span: Span },
 
-    #[error("cannot reshape an array of shape {} ({size} elements) to {target}", shape_str(.from))]
-    Reshape { from: Vec<usize>, size: usize, target: String, span: Span },
-
     #[error("cannot squeeze axis {axis} of shape {}: its size is not 1", shape_str(.shape))]
     Squeeze { axis: usize, shape: Vec<usize>, span: Span },
-
-    #[error("`{op}` over an empty axis of shape {} has no identity", shape_str(.shape))]
-    EmptyReduction { op: &'static str, shape: Vec<usize>, span: Span },
 
     #[error("call depth limit ({limit}) exceeded in `{function}`")]
     RecursionLimit { function: String, limit: usize, span: Option<Span> },
@@ -83,13 +79,27 @@ impl InterpError {
             | RecursionLimit { span, .. }
             | Internal { span, .. } => span.clone(),
             UnboundVariable { span, .. }
-            | Broadcast { span, .. }
+            | Check { span, .. }
             | TooLarge { span, .. }
             | MatMul { span, .. }
-            | Reshape { span, .. }
-            | Squeeze { span, .. }
-            | EmptyReduction { span, .. } => Some(span.clone()),
+            | Squeeze { span, .. } => Some(span.clone()),
             ResultMismatch { .. } => None,
+        }
+    }
+
+    pub(crate) fn check(check: RuntimeCheck, span: &Span, seen: String) -> Self {
+        InterpError::Check { check, span: span.clone(), seen }
+    }
+
+    /// The error as a report: a failed run-time check as the same diagnostic compiled code
+    /// gives (plus what was seen), anything else as a run-time error at its span.
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            InterpError::Check { check, span, seen } => check.diagnostic(Some(span.clone()), Some(seen.clone())),
+            other => {
+                let span = other.span().unwrap_or(0..0);
+                Diagnostic::new(ErrorKind::Runtime, span.clone(), other.to_string()).with_label(span, "when evaluating this")
+            }
         }
     }
 

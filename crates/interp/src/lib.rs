@@ -19,18 +19,15 @@
 // does not matter.
 #![allow(clippy::result_large_err)]
 
-mod elementwise;
 mod error;
-mod linalg;
 mod memory;
-mod reduce;
+mod ops;
 mod scalar;
-mod shape_ops;
 mod signature;
 
 use std::collections::HashMap;
 
-pub use elementwise::cast;
+pub use ops::elementwise::cast;
 pub use error::InterpError;
 use error::Result;
 use signature::{SymbolBindings, match_type};
@@ -158,11 +155,14 @@ impl Interp<'_> {
     /// Evaluates an expression that may be a multi-result call.
     fn eval_multi(&mut self, frame: &Frame, e: &TExpr) -> Result<Vec<Value>> {
         match &e.kind {
-            TExprKind::CallMulti(name, args) => {
+            TExprKind::CallMulti(name, args, types) => {
                 let args = args.iter().map(|a| self.eval(frame, a)).collect::<Result<Vec<_>>>()?;
                 let results = self.call(name, args, Some(e.span.clone()))?;
-                if let Some(first) = results.first() {
-                    check_node(frame, e, first)?;
+                if results.len() != types.len() {
+                    return Err(InterpError::internal(format!("`{name}` gave {} results for {} expected", results.len(), types.len()), &e.span));
+                }
+                for (ty, v) in types.iter().zip(&results) {
+                    check_value(frame, ty, v, &e.span)?;
                 }
                 Ok(results)
             }
@@ -172,45 +172,21 @@ impl Interp<'_> {
 
     fn eval(&mut self, frame: &Frame, e: &TExpr) -> Result<Value> {
         let v = self.eval_kind(frame, e)?;
-        check_node(frame, e, &v)?;
+        check_value(frame, &e.ty, &v, &e.span)?;
         Ok(v)
     }
 
     fn eval_kind(&mut self, frame: &Frame, e: &TExpr) -> Result<Value> {
-        use TExprKind::*;
         let span = &e.span;
         Ok(match &e.kind {
-            Literal(v) => v.clone(),
-            Var(name) => frame.vars.get(name).cloned().ok_or_else(|| InterpError::UnboundVariable { name: name.clone(), span: span.clone() })?,
-            Unary(op, x) => elementwise::unary(*op, self.eval(frame, x)?, span)?,
-            Binary(op, a, b) => {
-                let (a, b) = (self.eval(frame, a)?, self.eval(frame, b)?);
-                elementwise::binary(*op, &a, &b, span)?
+            TExprKind::Literal(v) => v.clone(),
+            TExprKind::Var(name) => frame.vars.get(name).cloned().ok_or_else(|| InterpError::UnboundVariable { name: name.clone(), span: span.clone() })?,
+            TExprKind::Op(op, args) => {
+                let values = args.iter().map(|a| self.eval(frame, a)).collect::<Result<Vec<_>>>()?;
+                let node = ops::Node { expr: e, operands: args, dims: target_dims(frame, &e.ty.dims) };
+                ops::apply(op, &node, values)?
             }
-            Where(c, a, b) => {
-                let (c, a, b) = (self.eval(frame, c)?, self.eval(frame, a)?, self.eval(frame, b)?);
-                elementwise::select(&c, &a, &b, span)?
-            }
-            Cast(x) => cast(&self.eval(frame, x)?, e.ty.dtype),
-            MatMul(a, b) => {
-                let (a, b) = (self.eval(frame, a)?, self.eval(frame, b)?);
-                linalg::matmul(&a, &b, span)?
-            }
-            Transpose(x, perm) => shape_ops::transpose(self.eval(frame, x)?, perm, span)?,
-            Broadcast(x) => shape_ops::broadcast_to(self.eval(frame, x)?, &target_dims(frame, &e.ty.dims), span)?,
-            Expand(x, axis) => shape_ops::expand(self.eval(frame, x)?, *axis, span)?,
-            Squeeze(x, axis) => shape_ops::squeeze(self.eval(frame, x)?, *axis, span)?,
-            Reshape(x) => shape_ops::reshape(self.eval(frame, x)?, &target_dims(frame, &e.ty.dims), span)?,
-            Reduce(op, x, axes) => {
-                let x = self.eval(frame, x)?;
-                // A sum of bools (or any reduction whose result dtype differs from the
-                // operand's) accumulates in the result dtype, as NumPy's sum of bools does.
-                let x = if x.dtype() == e.ty.dtype { x } else { cast(&x, e.ty.dtype) };
-                reduce::reduce(*op, &x, axes, span)?
-            }
-            Softmax(x, axis) => reduce::softmax(&self.eval(frame, x)?, *axis, false, span)?,
-            LogSoftmax(x, axis) => reduce::softmax(&self.eval(frame, x)?, *axis, true, span)?,
-            Call(name, args) => {
+            TExprKind::Call(name, args) => {
                 let args = args.iter().map(|a| self.eval(frame, a)).collect::<Result<Vec<_>>>()?;
                 let mut results = self.call(name, args, Some(span.clone()))?;
                 if results.len() != 1 {
@@ -218,7 +194,7 @@ impl Interp<'_> {
                 }
                 results.remove(0)
             }
-            CallMulti(..) => {
+            TExprKind::CallMulti(..) => {
                 return Err(InterpError::internal("a multi-result call outside a top-level `print`", span));
             }
         })
@@ -236,16 +212,16 @@ fn target_dims(frame: &Frame, dims: &[Dim]) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// Checks an evaluated node against its static type: dtype, rank, static dims and symbols
-/// the enclosing call bound.
-fn check_node(frame: &Frame, e: &TExpr, v: &Value) -> Result<()> {
-    let expected = target_dims(frame, &e.ty.dims);
-    let ok = v.dtype() == e.ty.dtype
+/// Checks an evaluated value against its node's static type: dtype, rank, static dims and
+/// symbols the enclosing call bound.
+fn check_value(frame: &Frame, ty: &ptl_lang::TensorType, v: &Value, span: &Span) -> Result<()> {
+    let expected = target_dims(frame, &ty.dims);
+    let ok = v.dtype() == ty.dtype
         && v.shape().len() == expected.len()
         && v.shape().iter().zip(&expected).all(|(&n, d)| d.is_none_or(|m| m == n));
     if ok {
         Ok(())
     } else {
-        Err(InterpError::internal(format!("node of type {} evaluated to a {} value", e.ty, v.tensor_type()), &e.span))
+        Err(InterpError::internal(format!("node of type {ty} evaluated to a {} value", v.tensor_type()), span))
     }
 }

@@ -14,10 +14,6 @@ pub(crate) trait FloatElem: Copy + PartialOrd + std::fmt::Debug + 'static {
     fn neg(self) -> Self;
     fn exp(self) -> Self;
     fn ln(self) -> Self;
-    fn ln_1p(self) -> Self;
-    fn sqrt(self) -> Self;
-    fn tanh(self) -> Self;
-    fn abs(self) -> Self;
     fn powf(self, o: Self) -> Self;
     fn is_nan(self) -> bool;
     fn from_usize(n: usize) -> Self;
@@ -35,10 +31,6 @@ macro_rules! impl_float {
             fn neg(self) -> Self { -self }
             fn exp(self) -> Self { <$t>::exp(self) }
             fn ln(self) -> Self { <$t>::ln(self) }
-            fn ln_1p(self) -> Self { <$t>::ln_1p(self) }
-            fn sqrt(self) -> Self { <$t>::sqrt(self) }
-            fn tanh(self) -> Self { <$t>::tanh(self) }
-            fn abs(self) -> Self { <$t>::abs(self) }
             fn powf(self, o: Self) -> Self { <$t>::powf(self, o) }
             fn is_nan(self) -> bool { <$t>::is_nan(self) }
             fn from_usize(n: usize) -> Self { n as $t }

@@ -28,6 +28,8 @@ pub enum ErrorKind {
     Mismatch,
     /// A name defined twice where that is not allowed (functions, parameters).
     Duplicate,
+    /// A check the program could only make when it ran failed (a `?` dim that did not match).
+    Runtime,
 }
 
 impl ErrorKind {
@@ -43,6 +45,7 @@ impl ErrorKind {
             ErrorKind::BadArgument => "E0008",
             ErrorKind::Mismatch => "E0009",
             ErrorKind::Duplicate => "E0010",
+            ErrorKind::Runtime => "E0011",
         }
     }
 }

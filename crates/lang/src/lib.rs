@@ -4,6 +4,8 @@
 pub mod ast;
 pub mod check;
 pub mod diag;
+pub mod ops;
+pub mod runtime;
 pub mod span;
 pub mod syntax;
 pub mod typed;

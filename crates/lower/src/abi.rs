@@ -3,7 +3,7 @@
 use melior::ir::{Value, r#type::IntegerType};
 use ptl_lang::{DType, TensorType};
 
-use crate::elementwise::dynamic_sizes;
+use crate::ops::elementwise::dynamic_sizes;
 use crate::emitter::{Emitter, Idx, Iter, static_shape};
 use crate::error::Result;
 use crate::scope::Scope;

@@ -11,6 +11,8 @@ pub fn new_context() -> Context {
     let registry = DialectRegistry::new();
     register_all_dialects(&registry);
     let context = Context::new_with_registry(&registry, false);
+    // IREE's own ops (`util.optimization_barrier`) are emitted in generic form.
+    context.set_allow_unregistered_dialects(true);
     for d in DIALECTS {
         context.get_or_load_dialect(d);
     }

@@ -2,19 +2,20 @@
 
 use melior::{
     Context,
-    dialect::arith,
+    dialect::{arith, cf},
     ir::{
         AffineMap, Attribute, Block, BlockLike, Identifier, Location, OperationRef, Region,
         operation::OperationLike,
         RegionLike, Type, Value,
         AffineExpr, ValueLike,
         attribute::{
-            ArrayAttribute, DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute,
+            ArrayAttribute, DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute,
         },
         operation::OperationBuilder,
         r#type::{DimSize, IntegerType, RankedTensorType, ShapedTypeLike},
     },
 };
+use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::{DType, Dim, TensorType};
 
 use crate::error::{LowerError, Result};
@@ -117,8 +118,13 @@ impl<'c, 'a> Emitter<'c, 'a> {
     }
 
     /// `tensor.cast` when the static information differs; a no-op otherwise. Where a dynamic
-    /// dim becomes static, its size is checked at run time first.
-    pub fn cast_tensor(&self, value: Value<'c, 'a>, to: Type<'c>) -> Result<Value<'c, 'a>> {
+    /// dim becomes static, its size is checked at run time first, as `check(axis)` says.
+    pub fn cast_tensor_checked(
+        &self,
+        value: Value<'c, 'a>,
+        to: Type<'c>,
+        check: impl Fn(usize) -> RuntimeCheck,
+    ) -> Result<Value<'c, 'a>> {
         if value.r#type() == to {
             return Ok(value);
         }
@@ -126,10 +132,16 @@ impl<'c, 'a> Emitter<'c, 'a> {
             if let (None, Some(n)) = (self.static_dim(value, axis), static_dims(to)[axis]) {
                 let d = self.dim(value, axis)?;
                 let expected = self.const_index(n as i64)?;
-                self.assert_equal(d, expected, &format!("dimension {axis} must be {n}"))?;
+                self.check_equal(d, expected, check(axis))?;
             }
         }
         self.op1("tensor.cast", &[value], to, &[])
+    }
+
+    /// `tensor.cast` of a node's value to its static type. The node's op has checked its
+    /// sizes already; the assertion only guards that invariant.
+    pub fn cast_tensor(&self, value: Value<'c, 'a>, to: Type<'c>, ty: &TensorType) -> Result<Value<'c, 'a>> {
+        self.cast_tensor_checked(value, to, |axis| RuntimeCheck::Value { ty: ty.clone(), axis })
     }
 
     /// The static size of `value`'s dim `axis`, if its type has one.
@@ -137,12 +149,42 @@ impl<'c, 'a> Emitter<'c, 'a> {
         static_dims(value.r#type()).get(axis).copied().flatten()
     }
 
-    /// Fails the call with `message` (a shape mismatch found at run time) unless `a == b`.
-    pub fn assert_equal(&self, a: Value<'c, 'a>, b: Value<'c, 'a>, message: &str) -> Result<()> {
+    /// Fails the call with `check` (recorded for the runtime's report) unless `a == b`.
+    pub fn check_equal(&self, a: Value<'c, 'a>, b: Value<'c, 'a>, check: RuntimeCheck) -> Result<()> {
         let eq = self.append(arith::cmpi(self.ctx, arith::CmpiPredicate::Eq, a, b, self.loc))?;
-        let msg = format!("shape mismatch at run time: {message}");
-        self.op("cf.assert", &[eq], &[], &[("msg", StringAttribute::new(self.ctx, &msg).into())])?;
+        self.check(eq, check)
+    }
+
+    /// Fails the call with `check` unless the `i1` condition holds.
+    pub fn check(&self, cond: Value<'c, 'a>, check: RuntimeCheck) -> Result<()> {
+        let msg = crate::checks::register(check);
+        self.block.append_operation(cf::assert(self.ctx, cond, &msg, self.loc));
         Ok(())
+    }
+
+    /// IREE's `util.optimization_barrier`: the value unchanged, with nothing about it (its
+    /// sizes included) folded through. The op is IREE's, written in generic form, so the
+    /// context allows unregistered dialects. A checks-only twin computes no tensors, so it
+    /// needs no barrier (and IREE cannot resolve the sizes of one whose value is unused).
+    pub fn optimization_barrier(&self, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+        if crate::checks::in_twin() {
+            return Ok(value);
+        }
+        // The barrier's result carries its sizes explicitly (`flow.tensor.tie_shape`), as
+        // IREE needs for a value whose producer it cannot see into.
+        let mut dims = Vec::new();
+        for (axis, d) in static_dims(value.r#type()).iter().enumerate() {
+            if d.is_none() {
+                dims.push(self.dim(value, axis)?);
+            }
+        }
+        let behind = self.op1("util.optimization_barrier", &[value], value.r#type(), &[])?;
+        if dims.is_empty() {
+            return Ok(behind);
+        }
+        let mut operands = vec![behind];
+        operands.extend(dims);
+        self.op1("flow.tensor.tie_shape", &operands, value.r#type(), &[])
     }
 
     /// The run-time size of `value`'s dim `axis` (a constant when static).

@@ -117,6 +117,47 @@ pub fn compiler_version() -> Result<String> {
     Ok(format!("iree {rev} api {major}.{minor}"))
 }
 
+/// Which compiler a cache key stands for, known without loading the 350 MB library: the
+/// library's path, size and modification time, and the version its Python distribution
+/// declares next to it. When the library can only be found by asking Python, the loaded
+/// compiler's own revision is used.
+pub fn compiler_identity() -> Result<String> {
+    static IDENTITY: OnceLock<std::result::Result<String, String>> = OnceLock::new();
+    IDENTITY
+        .get_or_init(|| match candidates().into_iter().find(|c| c.exists()) {
+            Some(c) => Ok(library_identity(&c)),
+            None => compiler_version().map_err(|e| e.to_string()),
+        })
+        .clone()
+        .map_err(LowerError::Compiler)
+}
+
+fn library_identity(path: &Path) -> String {
+    let lib = if path.is_dir() { path.join("libIREECompiler.so") } else { path.to_path_buf() };
+    let stat = std::fs::metadata(&lib)
+        .map(|m| {
+            let mtime = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs());
+            format!("{} bytes, modified {mtime}", m.len())
+        })
+        .unwrap_or_else(|e| format!("unreadable: {e}"));
+    let version = dist_version(&lib).unwrap_or_else(|| "unknown version".to_string());
+    format!("iree-base-compiler {version} at {} ({stat})", lib.display())
+}
+
+/// The `Version:` of the `iree_base_compiler-*.dist-info` in the site-packages holding `lib`
+/// (`site-packages/iree/compiler/_mlir_libs/libIREECompiler.so`).
+fn dist_version(lib: &Path) -> Option<String> {
+    let site = lib.ancestors().nth(4)?;
+    std::fs::read_dir(site).ok()?.flatten().find_map(|entry| {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if !(name.starts_with("iree_base_compiler-") && name.ends_with(".dist-info")) {
+            return None;
+        }
+        let meta = std::fs::read_to_string(entry.path().join("METADATA")).ok()?;
+        meta.lines().find_map(|l| l.strip_prefix("Version: ")).map(|v| v.trim().to_string())
+    })
+}
+
 /// One compilation at a time per process: concurrent first compilations in IREE 3.13 race in
 /// its LLVM target setup ("createTargetMachine ... failed", then a crash).
 static COMPILE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -2,19 +2,18 @@
 //! with melior, verified, and compiled by IREE to a vmfb for the CPU.
 
 mod abi;
+pub mod checks;
 mod context;
-mod elementwise;
 mod emitter;
 mod error;
 mod expr;
 mod iree;
-mod matmul;
 mod module;
-mod reduce;
-mod scalar;
+mod ops;
 mod scope;
 mod types;
 
 pub use error::LowerError;
-pub use iree::{COMPILER_ENV, CompileOptions, compile, compiler_version};
-pub use module::{Entry, SCRIPT_ENTRY, lower_program};
+pub use iree::{COMPILER_ENV, CompileOptions, compile, compiler_identity, compiler_version};
+pub use checks::CheckSite;
+pub use module::{Entry, Lowered, SCRIPT_ENTRY, checks_entry, lower_program};

@@ -14,6 +14,7 @@ use melior::{
 };
 use ptl_lang::typed::{TExpr, TExprKind, TFn, TProgram, TStmt};
 
+use crate::checks::{self, CheckSite};
 use crate::abi;
 use crate::context::new_context;
 use crate::emitter::Emitter;
@@ -34,22 +35,78 @@ pub enum Entry {
     Function(String),
 }
 
+/// A lowered module: its text and the run-time checks its assertions name.
+#[derive(Debug, Clone)]
+pub struct Lowered {
+    pub mlir: String,
+    pub checks: Vec<CheckSite>,
+}
+
 /// Builds, verifies and prints the module for `entry`.
-pub fn lower_program(prog: &TProgram, entry: &Entry) -> Result<String> {
+pub fn lower_program(prog: &TProgram, entry: &Entry) -> Result<Lowered> {
+    checks::begin();
+    let mlir = build(prog, entry);
+    let checks = checks::finish();
+    Ok(Lowered { mlir: mlir?, checks })
+}
+
+/// The exported function that runs only the run-time checks of `entry_name`: the same body
+/// with no results, so IREE drops the computations and keeps the size arithmetic and the
+/// assertions. The runtime calls it to explain a failure that IREE reported before any of
+/// the program's own checks ran (IREE may order its buffer validation before them).
+pub fn checks_entry(entry_name: &str) -> String {
+    format!("__ptl_checks_{entry_name}")
+}
+
+fn build(prog: &TProgram, entry: &Entry) -> Result<String> {
     let ctx = new_context();
     let loc = Location::unknown(&ctx);
     let module = Module::new(loc);
     let needed = reachable(prog, entry)?;
     for f in prog.fns.iter().filter(|f| needed.contains(f.name.as_str())) {
-        module.body().append_operation(lower_fn(&ctx, prog, f)?);
+        module.body().append_operation(lower_fn(&ctx, prog, f, false)?);
     }
     if *entry == Entry::Script {
-        module.body().append_operation(lower_script(&ctx, prog)?);
+        module.body().append_operation(lower_script(&ctx, prog, false)?);
+    }
+    // The checks-only twin of the entry, when it has checks at all, with twins of the
+    // functions it calls (the same functions without barriers, see `Emitter::optimization_barrier`).
+    if checks::count() > 0 {
+        checks::set_twin(true);
+        let twins = lower_twins(&ctx, prog, entry, &needed);
+        checks::set_twin(false);
+        for op in twins? {
+            module.body().append_operation(op);
+        }
     }
     if !module.as_operation().verify() {
         return Err(LowerError::Verify(module.as_operation().to_string()));
     }
     Ok(module.as_operation().to_string())
+}
+
+fn lower_twins<'c>(ctx: &'c Context, prog: &TProgram, entry: &Entry, needed: &BTreeSet<&str>) -> Result<Vec<Operation<'c>>> {
+    let mut ops = Vec::new();
+    let entry_fn = match entry {
+        Entry::Function(name) => Some(name.as_str()),
+        Entry::Script => None,
+    };
+    for f in prog.fns.iter().filter(|f| needed.contains(f.name.as_str()) && Some(f.name.as_str()) != entry_fn) {
+        ops.push(lower_fn(ctx, prog, f, false)?);
+    }
+    ops.push(match entry_fn {
+        None => lower_script(ctx, prog, true)?,
+        Some(name) => {
+            let f = prog.function(name).ok_or_else(|| LowerError::Internal(format!("no function `{name}`")))?;
+            lower_fn(ctx, prog, f, true)?
+        }
+    });
+    Ok(ops)
+}
+
+/// The name of `function` in a checks-only twin's call graph.
+pub(crate) fn twin_name(function: &str) -> String {
+    format!("__ptl_twin_{function}")
 }
 
 /// Names of the functions `entry` needs, transitively.
@@ -79,7 +136,7 @@ fn reachable<'p>(prog: &'p TProgram, entry: &Entry) -> Result<BTreeSet<&'p str>>
     }
     while let Some(e) = todo.pop() {
         todo.extend(e.children());
-        if let TExprKind::Call(name, _) | TExprKind::CallMulti(name, _) = &e.kind {
+        if let TExprKind::Call(name, _) | TExprKind::CallMulti(name, ..) = &e.kind {
             if let Some(f) = prog.function(name) {
                 if seen.insert(f.name.as_str()) {
                     todo.extend(f.body.lets.iter().map(|l| &l.value));
@@ -109,24 +166,28 @@ fn func_op<'c>(
     )
 }
 
-fn lower_fn<'c>(ctx: &'c Context, prog: &TProgram, f: &TFn) -> Result<Operation<'c>> {
+/// A function; with `checks_only`, its checks-only twin (see [`checks_entry`]).
+fn lower_fn<'c>(ctx: &'c Context, prog: &TProgram, f: &TFn, checks_only: bool) -> Result<Operation<'c>> {
+    checks::in_function(Some(&f.name));
     let loc = Location::unknown(ctx);
     let inputs: Vec<Type<'c>> = f.params.iter().map(|p| abi_tensor_type(ctx, &p.ty)).collect();
-    let results: Vec<Type<'c>> = f.results.iter().map(|t| abi_tensor_type(ctx, t)).collect();
+    let results: Vec<Type<'c>> =
+        if checks_only { vec![] } else { f.results.iter().map(|t| abi_tensor_type(ctx, t)).collect() };
     let block = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
     {
         let e = Emitter::new(ctx, &block, loc);
         let mut scope = Scope::new();
         for (i, p) in f.params.iter().enumerate() {
             let arg: Value = block.argument(i)?.into();
+            // A `?` dim is only known when the program runs: hidden from IREE, which would
+            // otherwise infer it from the ops that use it and assert that at the function's
+            // boundary, before (and in place of) the program's own check.
+            let arg = if p.ty.dims.contains(&ptl_lang::Dim::Unknown) { e.optimization_barrier(arg)? } else { arg };
             let v = abi::from_abi(&e, &scope, arg, &p.ty)?;
+            // Arguments fit the signature: the runtime checks the exported function's, and
+            // each call inside the program checks its own (`expr::call`).
             for (axis, d) in p.ty.dims.iter().enumerate() {
                 if let ptl_lang::Dim::Symbol(s) = d {
-                    // Every use of a symbol is the same size; callers inside the program may pass `?`.
-                    if let Some(first) = scope.symbol_size_if_bound(&e, s)? {
-                        let here = e.dim(arg, axis)?;
-                        e.assert_equal(here, first, &format!("`{}`: argument `{}` dim {axis} must equal `{s}`", f.name, p.name))?;
-                    }
                     scope.bind_symbol(s, arg, axis);
                 }
             }
@@ -140,16 +201,25 @@ fn lower_fn<'c>(ctx: &'c Context, prog: &TProgram, f: &TFn) -> Result<Operation<
         for (r, ty) in f.body.results.iter().zip(&f.results) {
             let v = expr::lower(&e, &scope, prog, r)?;
             let v = abi::to_abi(&e, &scope, v, &r.ty)?;
-            outs.push(e.cast_tensor(v, abi_tensor_type(ctx, ty))?);
+            outs.push(e.cast_tensor(v, abi_tensor_type(ctx, ty), ty)?);
+        }
+        if checks_only {
+            outs.clear();
         }
         e.op("func.return", &outs, &[], &[])?;
     }
     let region = Region::new();
     region.append_block(block);
-    Ok(func_op(ctx, &f.name, &inputs, &results, region))
+    let name = match (checks_only, checks::in_twin()) {
+        (true, _) => checks_entry(&f.name),
+        (false, true) => twin_name(&f.name),
+        (false, false) => f.name.clone(),
+    };
+    Ok(func_op(ctx, &name, &inputs, &results, region))
 }
 
-fn lower_script<'c>(ctx: &'c Context, prog: &TProgram) -> Result<Operation<'c>> {
+fn lower_script<'c>(ctx: &'c Context, prog: &TProgram, checks_only: bool) -> Result<Operation<'c>> {
+    checks::in_function(None);
     let loc = Location::unknown(ctx);
     let block = Block::new(&[]);
     let mut result_types = Vec::new();
@@ -167,18 +237,23 @@ fn lower_script<'c>(ctx: &'c Context, prog: &TProgram) -> Result<Operation<'c>> 
                     let (values, types) = print_values(&e, &scope, prog, exprs)?;
                     for (v, t) in values.into_iter().zip(types) {
                         let v = abi::to_abi(&e, &scope, v, &t)?;
-                        let v = e.cast_tensor(v, abi_tensor_type(ctx, &t))?;
+                        let v = e.cast_tensor(v, abi_tensor_type(ctx, &t), &t)?;
                         result_types.push(v.r#type());
                         outs.push(v);
                     }
                 }
             }
         }
+        if checks_only {
+            outs.clear();
+            result_types.clear();
+        }
         e.op("func.return", &outs, &[], &[])?;
     }
     let region = Region::new();
     region.append_block(block);
-    Ok(func_op(ctx, SCRIPT_ENTRY, &[], &result_types, region))
+    let name = if checks_only { checks_entry(SCRIPT_ENTRY) } else { SCRIPT_ENTRY.to_string() };
+    Ok(func_op(ctx, &name, &[], &result_types, region))
 }
 
 fn print_values<'c, 'a>(
@@ -190,14 +265,9 @@ fn print_values<'c, 'a>(
     let mut values = Vec::new();
     let mut types = Vec::new();
     for x in exprs {
-        if let TExprKind::CallMulti(name, args) = &x.kind {
-            let callee = prog.function(name).ok_or_else(|| LowerError::Internal(format!("no function `{name}`")))?;
-            // The call site's result types: the callee's, with dims as the checker resolved them
-            // for the first result; the rest keep the callee's declared dims.
-            let mut tys = callee.results.clone();
-            tys[0] = x.ty.clone();
-            values.extend(expr::call(e, scope, prog, name, args, &tys)?);
-            types.extend(tys);
+        if let TExprKind::CallMulti(name, args, tys) = &x.kind {
+            values.extend(expr::call(e, scope, prog, name, args, tys)?);
+            types.extend(tys.iter().cloned());
         } else {
             values.push(expr::lower(e, scope, prog, x)?);
             types.push(x.ty.clone());

@@ -30,14 +30,6 @@ impl<'c, 'a> Scope<'c, 'a> {
         self.symbols.entry(name.to_string()).or_insert((tensor, axis));
     }
 
-    /// The size of `name` when a parameter already carries it.
-    pub fn symbol_size_if_bound(&self, e: &Emitter<'c, 'a>, name: &str) -> Result<Option<Value<'c, 'a>>> {
-        match self.symbols.get(name) {
-            Some(&(t, axis)) => Ok(Some(e.dim(t, axis)?)),
-            None => Ok(None),
-        }
-    }
-
     pub fn symbol_size(&self, e: &Emitter<'c, 'a>, name: &str) -> Result<Value<'c, 'a>> {
         let (t, axis) = self
             .symbols

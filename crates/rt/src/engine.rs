@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use eerie::runtime::{DeviceSpec, Program, Runtime};
-use ptl_lang::typed::{TExprKind, TProgram, TStmt};
+use ptl_lang::typed::{TProgram, TStmt};
 use ptl_lang::{DType, Value};
 use ptl_lower::{CompileOptions, Entry, SCRIPT_ENTRY};
 
@@ -63,6 +63,8 @@ pub struct Engine {
     /// Programs already prepared, with their entry and cache key: a repeated call of an
     /// unchanged program skips lowering (which costs milliseconds) after one tree comparison.
     prepared: Vec<(TProgram, Entry, String)>,
+    /// The run-time checks of each loaded module, by cache key: a failed assertion names one.
+    checks: HashMap<String, Vec<ptl_lower::CheckSite>>,
     last: Timings,
 }
 
@@ -82,6 +84,7 @@ impl Engine {
             programs: HashMap::new(),
             functions: HashMap::new(),
             prepared: Vec::new(),
+            checks: HashMap::new(),
             last: Timings::default(),
         })
     }
@@ -97,18 +100,21 @@ impl Engine {
 
     /// The MLIR text for `entry`, as it is compiled.
     pub fn mlir(&self, prog: &TProgram, entry: &Entry) -> Result<String> {
-        Ok(ptl_lower::lower_program(prog, entry)?)
+        Ok(ptl_lower::lower_program(prog, entry)?.mlir)
     }
 
     /// The vmfb for `entry` (from the cache when possible).
     pub fn vmfb(&mut self, prog: &TProgram, entry: &Entry) -> Result<(String, std::sync::Arc<Vec<u8>>)> {
         let t0 = Instant::now();
-        let mlir = ptl_lower::lower_program(prog, entry)?;
+        let lowered = ptl_lower::lower_program(prog, entry)?;
+        let mlir = lowered.mlir;
         let lower = t0.elapsed();
         let flags = self.options.compile.flags();
-        // The compiler version is only known once its library is loaded; loading it is part of
-        // a cache miss, so hits key on the flags and the crate versions that produced the text.
-        let key = CompileCache::key(&mlir, &flags, concat!("ptl ", env!("CARGO_PKG_VERSION"), " iree 3.13.0"));
+        // The compiler is identified without loading its library (a hit must stay cheap): by
+        // the library file and the version its distribution declares.
+        let version = format!("ptl {} {}", env!("CARGO_PKG_VERSION"), ptl_lower::compiler_identity()?);
+        let key = CompileCache::key(&mlir, &flags, &version);
+        self.checks.insert(key.clone(), lowered.checks);
         let t1 = Instant::now();
         let options = self.options.compile.clone();
         let (vmfb, outcome) = self.cache.get_or_compile(&key, || Ok(ptl_lower::compile(&mlir, &options)?))?;
@@ -151,7 +157,10 @@ impl Engine {
         let dtypes = script_result_dtypes(prog)?;
         let key = self.program(prog, &Entry::Script)?;
         let f = self.exported(&key, SCRIPT_ENTRY)?;
-        let outs = f.invoke(Vec::<eerie::runtime::Value>::new())?;
+        let outs = match f.invoke(Vec::<eerie::runtime::Value>::new()) {
+            Ok(outs) => outs,
+            Err(e) => return Err(self.failure(&key, SCRIPT_ENTRY, &[], e)),
+        };
         outs.iter().zip(dtypes).map(|(b, dt)| from_buffer(b, dt)).collect()
     }
 
@@ -162,8 +171,42 @@ impl Engine {
         let dtypes: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         let key = self.program(prog, &Entry::Function(name.to_string()))?;
         let inputs = args.iter().map(|a| to_buffer(&self.runtime, a)).collect::<Result<Vec<_>>>()?;
-        let outs = self.exported(&key, name)?.invoke(inputs)?;
+        let outs = match self.exported(&key, name)?.invoke(inputs) {
+            Ok(outs) => outs,
+            Err(e) => return Err(self.failure(&key, name, args, e)),
+        };
         outs.iter().zip(dtypes).map(|(b, dt)| from_buffer(b, dt)).collect()
+    }
+}
+
+impl Engine {
+    /// A failed invocation of `name` as an error: the run-time check its assertion names.
+    /// When IREE failed before any check ran (its own buffer validation), the module's
+    /// checks-only twin of `name` runs on the same arguments to find the check that explains
+    /// the failure; IREE's own message is the answer only when every check passes.
+    fn failure(&mut self, key: &str, name: &str, args: &[Value], e: eerie::runtime::RuntimeError) -> RtError {
+        if let Some(site) = self.check_named(key, &e.to_string()) {
+            return RtError::Check(site);
+        }
+        let twin = ptl_lower::checks_entry(name);
+        let has_twin = self.programs.get(key).is_some_and(|p| p.function(&format!("module.{twin}")).is_ok());
+        if has_twin {
+            let inputs: Result<Vec<_>> = args.iter().map(|a| to_buffer(&self.runtime, a)).collect();
+            if let Ok(inputs) = inputs
+                && let Ok(f) = self.exported(key, &twin)
+                && let Err(twin_err) = f.invoke(inputs)
+                && let Some(site) = self.check_named(key, &twin_err.to_string())
+            {
+                return RtError::Check(site);
+            }
+        }
+        RtError::from(e)
+    }
+
+    /// The check a failure's text names, if it names one of module `key`'s checks.
+    fn check_named(&self, key: &str, text: &str) -> Option<ptl_lower::CheckSite> {
+        let n = ptl_lower::checks::find_marker(text)?;
+        self.checks.get(key)?.get(n).cloned()
     }
 }
 
@@ -172,13 +215,7 @@ fn script_result_dtypes(prog: &TProgram) -> Result<Vec<DType>> {
     for s in &prog.top {
         if let TStmt::Print(exprs, _) = s {
             for e in exprs {
-                match &e.kind {
-                    TExprKind::CallMulti(name, _) => {
-                        let f = prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.clone()))?;
-                        out.extend(f.results.iter().map(|t| t.dtype));
-                    }
-                    _ => out.push(e.ty.dtype),
-                }
+                out.extend(e.result_types().iter().map(|t| t.dtype));
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The compiled path on typed programs built by hand, independent of the parser and checker.
 
 use ndarray::{ArrayD, IxDyn};
+use ptl_lang::ops::Op;
 use ptl_lang::typed::{BinaryOp, TBlock, TExpr, TExprKind, TFn, TParam, TProgram};
 use ptl_lang::{DType, Dim, TensorType, Value};
 use ptl_rt::{Device, Engine, EngineOptions, RtError};
@@ -13,8 +14,16 @@ fn var(name: &str, ty: TensorType) -> TExpr {
     TExpr::new(TExprKind::Var(name.into()), ty, 0..0)
 }
 
+/// `a op b`, with the explicit broadcast the checker would insert for an operand of other dims.
 fn bin(op: BinaryOp, a: TExpr, b: TExpr, ty: TensorType) -> TExpr {
-    TExpr::new(TExprKind::Binary(op, Box::new(a), Box::new(b)), ty, 0..0)
+    let to = |x: TExpr| {
+        if x.ty.dims == ty.dims {
+            return x;
+        }
+        let t = TensorType::new(x.ty.dtype, ty.dims.clone());
+        TExpr::op(Op::Broadcast, vec![x], t, 0..0)
+    };
+    TExpr::op(Op::Binary(op), vec![to(a), to(b)], ty.clone(), 0..0)
 }
 
 /// fn name(x: T[n], y: T[n]) -> T[n] { body }
@@ -100,8 +109,8 @@ fn a_changed_program_is_never_served_the_old_module() {
     let first = axpy();
     let mut second = axpy();
     // Same function name and signature, different body: x - y * 2.0.
-    if let TExprKind::Binary(op, _, _) = &mut second.fns[0].body.results[0].kind {
-        *op = BinaryOp::Sub;
+    if let TExprKind::Op(op, _) = &mut second.fns[0].body.results[0].kind {
+        *op = Op::Binary(BinaryOp::Sub);
     }
     let args = [f64s(&[1.0, 2.0]), f64s(&[1.0, 1.0])];
     assert_eq!(e.call(&first, "axpy", &args).unwrap(), vec![f64s(&[3.0, 4.0])]);

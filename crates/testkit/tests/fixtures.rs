@@ -93,59 +93,67 @@ fn fixtures() {
 /// Walks a typed expression and checks the invariants `typed.rs` promises.
 fn check_invariants(e: &ptl_lang::typed::TExpr, errors: &mut Vec<String>) {
     use ptl_lang::DType;
+    use ptl_lang::ops::{Family, Op};
     use ptl_lang::typed::{BinaryOp, TExprKind};
     let mut fail = |m: String| errors.push(format!("{m} at {:?}", e.span));
     match &e.kind {
         TExprKind::Literal(v) if v.tensor_type() != e.ty => {
-            fail(format!(
-                "literal of type {} typed {}",
-                v.tensor_type(),
-                e.ty
-            ));
+            fail(format!("literal of type {} typed {}", v.tensor_type(), e.ty));
         }
-        TExprKind::Binary(op, a, b) => {
-            if a.ty.dtype != b.ty.dtype {
-                fail(format!("binary operands {} and {}", a.ty, b.ty));
+        TExprKind::Op(op, args) => {
+            let (lo, hi) = op.arity();
+            if args.len() < lo || args.len() > hi {
+                fail(format!("`{op}` with {} operands", args.len()));
+                return;
             }
-            if *op == BinaryOp::Div && !a.ty.dtype.is_float() {
-                fail(format!("integer division on {}", a.ty));
+            // Broadcasting is explicit: elementwise operands have the result's dims.
+            if op.family() == Family::Elementwise {
+                for a in args {
+                    if a.ty.dims != e.ty.dims {
+                        fail(format!("`{op}` operand {} for result {}", a.ty, e.ty));
+                    }
+                }
             }
-            let want = if op.is_comparison() {
-                DType::Bool
-            } else {
-                a.ty.dtype
-            };
-            if e.ty.dtype != want {
-                fail(format!("binary result {} for operands {}", e.ty, a.ty));
-            }
-        }
-        TExprKind::MatMul(a, b) if a.ty.dtype != b.ty.dtype || e.ty.dtype != a.ty.dtype => {
-            fail(format!("matmul {} @ {} typed {}", a.ty, b.ty, e.ty));
-        }
-        TExprKind::Where(c, a, b)
-            if c.ty.dtype != DType::Bool
-                || a.ty.dtype != e.ty.dtype
-                || b.ty.dtype != e.ty.dtype =>
-        {
-            fail(format!(
-                "where({}, {}, {}) typed {}",
-                c.ty, a.ty, b.ty, e.ty
-            ));
-        }
-        TExprKind::Reduce(_, x, axes) => {
-            let sorted = axes.windows(2).all(|w| w[0] < w[1]);
-            if !sorted
-                || axes.iter().any(|&a| a >= x.ty.rank())
-                || e.ty.rank() + axes.len() != x.ty.rank()
-            {
-                fail(format!("reduce of {} over {axes:?} typed {}", x.ty, e.ty));
-            }
-        }
-        TExprKind::Transpose(x, perm) => {
-            let mut p = perm.clone();
-            p.sort_unstable();
-            if p != (0..x.ty.rank()).collect::<Vec<_>>() {
-                fail(format!("transpose of {} by {perm:?}", x.ty));
+            match op {
+                Op::Binary(bop) => {
+                    let (a, b) = (&args[0], &args[1]);
+                    if a.ty.dtype != b.ty.dtype {
+                        fail(format!("binary operands {} and {}", a.ty, b.ty));
+                    }
+                    if *bop == BinaryOp::Div && !a.ty.dtype.is_float() {
+                        fail(format!("integer division on {}", a.ty));
+                    }
+                    let want = if bop.is_comparison() { DType::Bool } else { a.ty.dtype };
+                    if e.ty.dtype != want {
+                        fail(format!("binary result {} for operands {}", e.ty, a.ty));
+                    }
+                }
+                Op::MatMul if args[0].ty.dtype != args[1].ty.dtype || e.ty.dtype != args[0].ty.dtype => {
+                    fail(format!("matmul {} @ {} typed {}", args[0].ty, args[1].ty, e.ty));
+                }
+                Op::Select
+                    if args[0].ty.dtype != DType::Bool || args[1].ty.dtype != e.ty.dtype || args[2].ty.dtype != e.ty.dtype =>
+                {
+                    fail(format!("where({}, {}, {}) typed {}", args[0].ty, args[1].ty, args[2].ty, e.ty));
+                }
+                Op::Reduce(_, axes) => {
+                    let x = &args[0];
+                    let sorted = axes.windows(2).all(|w| w[0] < w[1]);
+                    if !sorted || axes.iter().any(|&a| a >= x.ty.rank()) || e.ty.rank() + axes.len() != x.ty.rank() {
+                        fail(format!("reduce of {} over {axes:?} typed {}", x.ty, e.ty));
+                    }
+                }
+                Op::Transpose(perm) => {
+                    let mut p = perm.clone();
+                    p.sort_unstable();
+                    if p != (0..args[0].ty.rank()).collect::<Vec<_>>() {
+                        fail(format!("transpose of {} by {perm:?}", args[0].ty));
+                    }
+                }
+                Op::Broadcast if args[0].ty.rank() > e.ty.rank() => {
+                    fail(format!("broadcast of {} to lower rank {}", args[0].ty, e.ty));
+                }
+                _ => {}
             }
         }
         _ => {}

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::args::ExecOptions;
-use crate::exec::Executor;
+use crate::exec::{Executor, RunError};
 use crate::inputs::{function_args, signature};
 use crate::npy;
-use crate::report::{CmdResult, fail, load_program};
+use crate::report::{CmdResult, Failed, fail, load_program, print_diagnostics};
 
 pub struct RunRequest<'a> {
     pub file: &'a Path,
@@ -17,11 +17,19 @@ pub struct RunRequest<'a> {
 }
 
 pub fn run(req: RunRequest<'_>) -> CmdResult {
-    let (_, prog) = load_program(req.file)?;
+    let (src, prog) = load_program(req.file)?;
+    // A run-time failure is reported like a check error: against the source, with its span.
+    let failed = |e: RunError| match e {
+        RunError::Report(d) => {
+            print_diagnostics(std::slice::from_ref(&d), req.file, &src);
+            Failed
+        }
+        RunError::Message(m) => fail(m),
+    };
     let mut exec = Executor::new(req.exec);
     let values = match req.function {
         None => {
-            let values = exec.run_script(&prog).map_err(fail);
+            let values = exec.run_script(&prog).map_err(failed);
             exec.report_timing();
             values?
         }
@@ -47,7 +55,7 @@ pub fn run(req: RunRequest<'_>) -> CmdResult {
                 )));
             }
             let args = function_args(f, req.args)?;
-            let values = exec.call(&prog, name, &args).map_err(fail);
+            let values = exec.call(&prog, name, &args).map_err(failed);
             exec.report_timing();
             values?
         }

@@ -1,96 +1,18 @@
-//! The builtin operations, called by name: math, reductions, shape operations, `where`, `cast`.
+//! The type rules of the builtins called by name (the names and arities are the op table's,
+//! `crate::ops`): math, reductions, shape operations, `where`, `cast`.
 
 use super::dims::{Count, broadcast, normalize_axis};
 use super::dtype::{Weak, common};
 use super::env::Scope;
 use super::expr::literal_int;
+use super::broadcast::explicit;
 use super::{Checker, Typed, has_type, literal};
 use crate::ast::{Expr, ExprKind, Ident};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
-use crate::typed::{BinaryOp, ReduceOp, TExpr, TExprKind, UnaryOp};
+use crate::ops::{Builtin, Op};
+use crate::typed::{ReduceOp, TExpr, UnaryOp};
 use crate::types::{DType, Dim, TensorType};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Builtin {
-    Math(UnaryOp),
-    Pair(BinaryOp),
-    Reduce(ReduceOp),
-    Softmax,
-    LogSoftmax,
-    Transpose,
-    Broadcast,
-    Expand,
-    Squeeze,
-    Reshape,
-    Where,
-    Cast,
-}
-
-/// Every builtin name; user functions may not reuse them.
-pub const BUILTIN_NAMES: &[&str] = &[
-    "exp",
-    "log",
-    "log1p",
-    "sqrt",
-    "tanh",
-    "abs",
-    "sigmoid",
-    "maximum",
-    "minimum",
-    "sum",
-    "max",
-    "min",
-    "mean",
-    "softmax",
-    "log_softmax",
-    "transpose",
-    "broadcast",
-    "expand",
-    "squeeze",
-    "reshape",
-    "where",
-    "cast",
-];
-
-pub(crate) fn lookup(name: &str) -> Option<Builtin> {
-    use Builtin::*;
-    Some(match name {
-        "exp" => Math(UnaryOp::Exp),
-        "log" => Math(UnaryOp::Log),
-        "log1p" => Math(UnaryOp::Log1p),
-        "sqrt" => Math(UnaryOp::Sqrt),
-        "tanh" => Math(UnaryOp::Tanh),
-        "abs" => Math(UnaryOp::Abs),
-        "sigmoid" => Math(UnaryOp::Sigmoid),
-        "maximum" => Pair(BinaryOp::Maximum),
-        "minimum" => Pair(BinaryOp::Minimum),
-        "sum" => Reduce(ReduceOp::Sum),
-        "max" => Reduce(ReduceOp::Max),
-        "min" => Reduce(ReduceOp::Min),
-        "mean" => Reduce(ReduceOp::Mean),
-        "softmax" => Softmax,
-        "log_softmax" => LogSoftmax,
-        "transpose" => Transpose,
-        "broadcast" => Broadcast,
-        "expand" => Expand,
-        "squeeze" => Squeeze,
-        "reshape" => Reshape,
-        "where" => Where,
-        "cast" => Cast,
-        _ => return None,
-    })
-}
-
-/// The smallest and largest number of arguments.
-fn arity(b: Builtin) -> (usize, usize) {
-    match b {
-        Builtin::Math(_) => (1, 1),
-        Builtin::Reduce(_) => (1, 2),
-        Builtin::Where => (3, 3),
-        _ => (2, 2),
-    }
-}
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
@@ -115,7 +37,7 @@ impl Checker {
         span: Span,
     ) -> Option<Typed> {
         let fname = name.name.as_str();
-        let (lo, hi) = arity(b);
+        let (lo, hi) = b.arity();
         if args.len() < lo || args.len() > hi {
             let takes = if lo == hi {
                 format!("{lo} argument{}", plural(lo))
@@ -135,7 +57,7 @@ impl Checker {
             return None;
         }
         match b {
-            Builtin::Math(op) => {
+            Builtin::Unary(op) => {
                 let x = self.expr(sc, &args[0])?;
                 self.math(op, fname, x, span)
             }
@@ -170,13 +92,9 @@ impl Checker {
                     .map(|(_, d)| d.clone())
                     .collect();
                 let ty = TensorType::new(target, dims);
-                Some(Typed::strong(TExpr::new(
-                    TExprKind::Reduce(op, Box::new(operand), axes),
-                    ty,
-                    span,
-                )))
+                Some(Typed::strong(TExpr::op(Op::Reduce(op, axes), vec![operand], ty, span)))
             }
-            Builtin::Softmax | Builtin::LogSoftmax => {
+            Builtin::Softmax { log } => {
                 let x = self.expr(sc, &args[0])?;
                 if !x.dtype().is_float() {
                     let d = Diagnostic::new(
@@ -201,24 +119,14 @@ impl Checker {
                 }
                 let axis = self.axis(&args[1], fname, x.ty(), x.ty().rank())?;
                 let ty = x.ty().clone();
-                let operand = Box::new(x.e);
-                let kind = if b == Builtin::Softmax {
-                    TExprKind::Softmax(operand, axis)
-                } else {
-                    TExprKind::LogSoftmax(operand, axis)
-                };
-                Some(Typed::strong(TExpr::new(kind, ty, span)))
+                Some(Typed::strong(TExpr::op(Op::Softmax { axis, log }, vec![x.e], ty, span)))
             }
             Builtin::Transpose => {
                 let x = self.expr(sc, &args[0])?;
                 let perm = self.permutation(&args[1], x.ty())?;
                 let dims = perm.iter().map(|&i| x.ty().dims[i].clone()).collect();
                 let ty = TensorType::new(x.dtype(), dims);
-                Some(Typed::strong(TExpr::new(
-                    TExprKind::Transpose(Box::new(x.e), perm),
-                    ty,
-                    span,
-                )))
+                Some(Typed::strong(TExpr::op(Op::Transpose(perm), vec![x.e], ty, span)))
             }
             Builtin::Expand => {
                 let x = self.expr(sc, &args[0])?;
@@ -227,11 +135,7 @@ impl Checker {
                 let mut dims = x.ty().dims.clone();
                 dims.insert(axis, Dim::Static(1));
                 let ty = TensorType::new(x.dtype(), dims);
-                Some(Typed::strong(TExpr::new(
-                    TExprKind::Expand(Box::new(x.e), axis),
-                    ty,
-                    span,
-                )))
+                Some(Typed::strong(TExpr::op(Op::Expand(axis), vec![x.e], ty, span)))
             }
             Builtin::Squeeze => {
                 let x = self.expr(sc, &args[0])?;
@@ -254,11 +158,7 @@ impl Checker {
                 let mut dims = x.ty().dims.clone();
                 dims.remove(axis);
                 let ty = TensorType::new(x.dtype(), dims);
-                Some(Typed::strong(TExpr::new(
-                    TExprKind::Squeeze(Box::new(x.e), axis),
-                    ty,
-                    span,
-                )))
+                Some(Typed::strong(TExpr::op(Op::Squeeze(axis), vec![x.e], ty, span)))
             }
             Builtin::Broadcast => {
                 let x = self.expr(sc, &args[0]);
@@ -315,18 +215,14 @@ impl Checker {
             self.report(d);
             return None;
         }
-        let target = if op == UnaryOp::Abs || x.dtype().is_float() {
+        let target = if op.keeps_integers() || x.dtype().is_float() {
             x.dtype()
         } else {
             DType::F64
         };
         let operand = self.convert(x, target)?;
         let ty = operand.ty.clone();
-        Some(Typed::strong(TExpr::new(
-            TExprKind::Unary(op, Box::new(operand)),
-            ty,
-            span,
-        )))
+        Some(Typed::strong(TExpr::op(Op::Unary(op), vec![operand], ty, span)))
     }
 
     /// One axis argument (an integer literal, possibly negative) for an operand of `ty`, valid
@@ -534,11 +430,7 @@ impl Checker {
             }
         }
         let ty = TensorType::new(src.dtype, dims);
-        Some(Typed::strong(TExpr::new(
-            TExprKind::Broadcast(Box::new(x.e)),
-            ty,
-            span,
-        )))
+        Some(Typed::strong(TExpr::op(Op::Broadcast, vec![x.e], ty, span)))
     }
 
     fn reshape(&mut self, x: Typed, mut target: Vec<Dim>, arg: &Expr, span: Span) -> Option<Typed> {
@@ -612,11 +504,7 @@ impl Checker {
             }
         }
         let ty = TensorType::new(src.dtype, target);
-        Some(Typed::strong(TExpr::new(
-            TExprKind::Reshape(Box::new(x.e)),
-            ty,
-            span,
-        )))
+        Some(Typed::strong(TExpr::op(Op::Reshape, vec![x.e], ty, span)))
     }
 
     fn where_(&mut self, c: Typed, a: Typed, b: Typed, span: Span) -> Option<Typed> {
@@ -672,9 +560,9 @@ impl Checker {
         let weak = None::<Weak>;
         let ae = self.convert(a, target);
         let be = self.convert(b, target);
-        let kind = TExprKind::Where(Box::new(c.e), Box::new(ae?), Box::new(be?));
+        let operands = explicit(vec![c.e, ae?, be?], &dims);
         Some(Typed {
-            e: TExpr::new(kind, TensorType::new(target, dims), span),
+            e: TExpr::op(Op::Select, operands, TensorType::new(target, dims), span),
             weak,
         })
     }

@@ -6,10 +6,11 @@ use super::dims::{broadcast, fits, unify};
 use super::dtype::{Weak, can_widen, common};
 use super::env::{Lookup, Scope, suggest};
 use super::literal::{self, Scalar};
-use super::{Checker, Typed, builtins, has_type};
+use super::{Checker, Typed, broadcast::explicit, has_type};
 use crate::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
+use crate::ops::{Builtin, Op};
 use crate::typed::{BinaryOp, TExpr, TExprKind, UnaryOp};
 use crate::types::{DType, Dim, TensorType};
 use crate::value::Value;
@@ -126,11 +127,7 @@ impl Checker {
                 let perm: Vec<usize> = (0..rank).rev().collect();
                 let dims = perm.iter().map(|&i| t.ty().dims[i].clone()).collect();
                 let ty = TensorType::new(t.dtype(), dims);
-                Some(Typed::strong(TExpr::new(
-                    TExprKind::Transpose(Box::new(t.e), perm),
-                    ty,
-                    span,
-                )))
+                Some(Typed::strong(TExpr::op(Op::Transpose(perm), vec![t.e], ty, span)))
             }
             ExprKind::Ascribe(x, texpr) => {
                 let declared = self.resolve_type(sc, texpr);
@@ -167,7 +164,7 @@ impl Checker {
             Lookup::Poisoned => None,
             Lookup::Missing => {
                 let mut d;
-                if self.sigs.contains_key(name) || builtins::lookup(name).is_some() {
+                if self.sigs.contains_key(name) || Builtin::from_name(name).is_some() {
                     d = Diagnostic::new(
                         ErrorKind::UnknownName,
                         span.clone(),
@@ -228,7 +225,7 @@ impl Checker {
         }
         let ty = t.ty().clone();
         Some(Typed {
-            e: TExpr::new(TExprKind::Unary(UnaryOp::Neg, Box::new(t.e)), ty, span),
+            e: TExpr::op(Op::Unary(UnaryOp::Neg), vec![t.e], ty, span),
             weak: t.weak,
         })
     }
@@ -255,10 +252,7 @@ impl Checker {
         r: Typed,
         span: Span,
     ) -> Option<Typed> {
-        let arith = matches!(
-            op,
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow
-        );
+        let arith = op.is_arithmetic();
         let mut ok = true;
         if arith && (l.dtype() == DType::Bool || r.dtype() == DType::Bool) {
             let mut d = Diagnostic::new(
@@ -302,9 +296,9 @@ impl Checker {
         };
         let le = self.convert(l, target);
         let re = self.convert(r, target);
-        let kind = TExprKind::Binary(op, Box::new(le?), Box::new(re?));
+        let operands = explicit(vec![le?, re?], &dims);
         Some(Typed {
-            e: TExpr::new(kind, TensorType::new(result, dims), span),
+            e: TExpr::op(Op::Binary(op), operands, TensorType::new(result, dims), span),
             weak,
         })
     }
@@ -394,12 +388,7 @@ impl Checker {
         let target = common(l.key(), r.key());
         let le = self.convert(l, target);
         let re = self.convert(r, target);
-        let kind = TExprKind::MatMul(Box::new(le?), Box::new(re?));
-        Some(Typed::strong(TExpr::new(
-            kind,
-            TensorType::new(target, dims),
-            span,
-        )))
+        Some(Typed::strong(TExpr::op(Op::MatMul, vec![le?, re?], TensorType::new(target, dims), span)))
     }
 
     /// Gives a checked value a declared type (a `let` annotation, an ascription, a declared
@@ -582,7 +571,7 @@ impl Checker {
         span: Span,
         allow_multi: bool,
     ) -> Option<Typed> {
-        if let Some(b) = builtins::lookup(&name.name) {
+        if let Some(b) = Builtin::from_name(&name.name) {
             return self.builtin(sc, b, name, args, span);
         }
         let Some(sig) = self.sigs.get(&name.name).cloned() else {
@@ -592,7 +581,7 @@ impl Checker {
                 format!("unknown function `{}`", name.name),
             )
             .with_label(name.span.clone(), "no function or builtin has this name");
-            let mut candidates: Vec<&str> = builtins::BUILTIN_NAMES.to_vec();
+            let mut candidates: Vec<&str> = crate::ops::builtin_names();
             candidates.extend(self.sigs.keys().map(String::as_str));
             if let Some(s) = suggest(&name.name, candidates) {
                 d = d.with_note(format!("did you mean `{s}`?"));
@@ -760,7 +749,7 @@ impl Checker {
         };
         let ty = subst(&results[0]);
         let kind = if results.len() > 1 {
-            TExprKind::CallMulti(fname.clone(), out_args)
+            TExprKind::CallMulti(fname.clone(), out_args, results.iter().map(subst).collect())
         } else {
             TExprKind::Call(fname.clone(), out_args)
         };

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::env::Scope;
-use super::{Checker, FnSig, builtins};
+use super::{Checker, FnSig};
 use crate::ast::{Block, Expr, ExprKind, FnDef, Item, Let, Program, TypeExpr};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
@@ -50,7 +50,7 @@ impl Checker {
         for item in &program.items {
             let Item::Fn(f) = item else { continue };
             let name = f.name.name.as_str();
-            if builtins::lookup(name).is_some() {
+            if crate::ops::Builtin::from_name(name).is_some() {
                 self.error::<()>(
                     ErrorKind::Duplicate,
                     f.name.span.clone(),

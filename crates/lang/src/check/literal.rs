@@ -2,6 +2,7 @@
 
 use ndarray::{ArrayD, IxDyn};
 
+use crate::ops::Op;
 use crate::typed::{TExpr, TExprKind};
 use crate::types::DType;
 use crate::value::Value;
@@ -133,14 +134,19 @@ pub(crate) fn retype(mut e: TExpr, to: DType) -> Result<TExpr, String> {
     }
     e.kind = match e.kind {
         TExprKind::Literal(v) => TExprKind::Literal(convert(&v, to)?),
-        TExprKind::Unary(op, a) => TExprKind::Unary(op, Box::new(retype(*a, to)?)),
-        TExprKind::Binary(op, a, b) => {
-            TExprKind::Binary(op, Box::new(retype(*a, to)?), Box::new(retype(*b, to)?))
+        // Weak expressions are literals under arithmetic, negation and broadcasts.
+        TExprKind::Op(op @ (Op::Unary(_) | Op::Binary(_) | Op::Broadcast), args) => {
+            let mut out = Vec::with_capacity(args.len());
+            for (i, a) in args.into_iter().enumerate() {
+                // A broadcast's shape witness keeps its dtype.
+                out.push(if op == Op::Broadcast && i == 1 { a } else { retype(a, to)? });
+            }
+            TExprKind::Op(op, out)
         }
         other => {
             e.kind = other;
             return Ok(TExpr::new(
-                TExprKind::Cast(Box::new(e.clone())),
+                TExprKind::Op(Op::Cast, vec![e.clone()]),
                 crate::types::TensorType::new(to, e.ty.dims),
                 e.span,
             ));

@@ -6,6 +6,7 @@
 //! "error type"), and anything built on it is skipped silently, so every independent mistake
 //! is reported once.
 
+mod broadcast;
 mod builtins;
 mod dims;
 mod dtype;
@@ -19,10 +20,10 @@ use std::collections::{HashMap, HashSet};
 use crate::ast;
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
-use crate::typed::{TExpr, TExprKind, TProgram};
+use crate::ops::Op;
+use crate::typed::{TExpr, TProgram};
 use crate::types::{DType, TensorType};
 
-pub use builtins::BUILTIN_NAMES;
 use dtype::Weak;
 
 /// Checks a parsed program. The typed program is returned only when there are no errors.
@@ -144,7 +145,7 @@ pub(crate) fn cast(e: TExpr, to: DType) -> TExpr {
     }
     let ty = TensorType::new(to, e.ty.dims.clone());
     let span = e.span.clone();
-    TExpr::new(TExprKind::Cast(Box::new(e)), ty, span)
+    TExpr::op(Op::Cast, vec![e], ty, span)
 }
 
 /// "this has type `f64[n, 3]`": the label on an operand.

@@ -1,14 +1,15 @@
-//! `@` as a contraction `linalg.generic` (IREE recognises it as matmul / matvec / dot /
-//! batch matmul and picks its tiled kernels).
+//! The contraction family: `@` as linalg's named products (dot / matvec / vecmat / matmul /
+//! batch matmul, which IREE tiles well) or a contraction `linalg.generic`.
 
 use melior::ir::Value;
 use ptl_lang::TensorType;
+use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::typed::BinaryOp;
 
-use crate::elementwise::dynamic_sizes;
+use super::elementwise::dynamic_sizes;
+use super::scalar;
 use crate::emitter::{Emitter, Idx, Iter, static_shape};
 use crate::error::{LowerError, Result};
-use crate::scalar;
 use crate::scope::Scope;
 
 pub fn matmul<'c, 'a>(
@@ -42,19 +43,21 @@ pub fn matmul<'c, 'a>(
             return Err(LowerError::Internal(format!("matmul of ranks {ra} and {rb}")));
         }
     };
-    // Pairs of dims that must agree: the contracted one, and batch dims.
-    let mut pairs: Vec<(usize, usize)> = match (ra, rb) {
-        (1, 1) | (1, 2) => vec![(0, 0)],
-        (2, 1) => vec![(1, 0)],
-        (n, _) => vec![(n - 1, n - 2)],
+    // Dims that must agree, in the interpreter's order: the contracted one, then the batch
+    // dims (which do not broadcast).
+    let inner = match (ra, rb) {
+        (1, 1) | (1, 2) => (0, 0),
+        (2, 1) => (1, 0),
+        (n, _) => (n - 1, n - 2),
     };
+    let mut pairs = vec![(inner, RuntimeCheck::MatMulInner { lhs: a_ty.clone(), rhs: b_ty.clone() })];
     if ra == rb && ra > 2 {
-        pairs.extend((0..ra - 2).map(|i| (i, i)));
+        pairs.extend((0..ra - 2).map(|i| ((i, i), RuntimeCheck::MatMulBatch { lhs: a_ty.clone(), rhs: b_ty.clone(), axis: i })));
     }
-    for (i, j) in pairs {
+    for ((i, j), check) in pairs {
         if e.static_dim(a, i).is_none() || e.static_dim(b, j).is_none() {
             let (da, db) = (e.dim_value(a, i)?, e.dim_value(b, j)?);
-            e.assert_equal(da, db, &format!("`@`: dim {i} of the left operand does not match dim {j} of the right"))?;
+            e.check_equal(da, db, check)?;
         }
     }
     let iters: Vec<Iter> = (0..n_loops).map(|l| if l == n_loops - 1 { Iter::Reduction } else { Iter::Parallel }).collect();

@@ -1,18 +1,16 @@
-//! Shape operations: transpose, explicit broadcast, expand, squeeze, reshape.
+//! The layout family: broadcast, transpose, expand, squeeze, reshape.
 //!
-//! Target shapes arrive as `Option<usize>` per dim: `Some` for a static dim or a symbol the
-//! enclosing call bound, `None` for `?` (or a symbol with no binding).
+//! Result dims arrive as `Option<usize>` per dim: `Some` for a static dim or a symbol the
+//! enclosing call bound, `None` for `?`.
 
 use ndarray::{ArrayD, Axis, IxDyn};
 
-use super::error::{InterpError, Result, shape_str};
+use super::Node;
+use crate::error::{InterpError, Result, shape_str};
+use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::span::Span;
+use ptl_lang::types::Dim;
 use ptl_lang::value::Value;
-
-fn show_target(target: &[Option<usize>]) -> String {
-    let dims: Vec<String> = target.iter().map(|d| d.map_or("?".to_string(), |n| n.to_string())).collect();
-    format!("[{}]", dims.join(", "))
-}
 
 /// Result dim `i` is operand dim `perm[i]`.
 pub(crate) fn transpose(v: Value, perm: &[usize], span: &Span) -> Result<Value> {
@@ -24,27 +22,42 @@ pub(crate) fn transpose(v: Value, perm: &[usize], span: &Span) -> Result<Value> 
     Ok(ptl_lang::map_value!(v, a => Value::from(a.permuted_axes(IxDyn(perm)))))
 }
 
-/// Broadcasts to `target` (right-aligned; size-1 dims stretch). A `?` target dim takes the
-/// operand's aligned dim.
-pub(crate) fn broadcast_to(v: Value, target: &[Option<usize>], span: &Span) -> Result<Value> {
+/// `Broadcast`: right-aligned; an operand dim that is statically 1 (or missing) stretches to
+/// the result dim; any other dim must equal the result dim where that is known. A `?` result
+/// dim is the operand's own size, or, where the operand stretches, the shape witness's.
+pub(crate) fn broadcast(node: &Node, values: Vec<Value>) -> Result<Value> {
+    let span = &node.expr.span;
+    let mut it = values.into_iter();
+    let v = it.next().ok_or_else(|| InterpError::internal("`broadcast` without its operand", span))?;
+    let witness = it.next();
+    let (from, to) = (&node.operands[0].ty, &node.expr.ty);
     let shape = v.shape().to_vec();
-    if target.len() < shape.len() {
-        return Err(InterpError::internal(format!("broadcast of shape {} to lower rank {}", shape_str(&shape), show_target(target)), span));
+    let rank = to.rank();
+    if shape.len() != from.rank() || rank < shape.len() {
+        return Err(InterpError::internal(format!("broadcast of shape {} to `{to}`", shape_str(&shape)), span));
     }
-    let off = target.len() - shape.len();
-    let mut dims = Vec::with_capacity(target.len());
-    for (i, t) in target.iter().enumerate() {
-        let own = if i >= off { Some(shape[i - off]) } else { None };
-        dims.push(match (t, own) {
-            (Some(n), _) => *n,
-            (None, Some(n)) => n,
-            (None, None) => {
-                return Err(InterpError::internal(format!("broadcast target {} has an unknown leading dim", show_target(target)), span));
+    let off = rank - shape.len();
+    let mut dims = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let own = (i >= off).then(|| shape[i - off]);
+        let stretches = i < off || (from.dims[i - off] == Dim::Static(1) && to.dims[i] != Dim::Static(1));
+        let size = match (node.dims[i], own) {
+            (Some(n), Some(m)) if !stretches && n != m => {
+                let check = RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i };
+                let seen = format!("the operand has shape {}", shape_str(&shape));
+                return Err(InterpError::check(check, span, seen));
             }
-        });
+            (Some(n), _) => n,
+            (None, Some(m)) if !stretches => m,
+            (None, own) => match &witness {
+                Some(w) if rank - w.shape().len() <= i => w.shape()[i - (rank - w.shape().len())],
+                _ => own.ok_or_else(|| InterpError::internal(format!("no size for axis {i} of `{to}`"), span))?,
+            },
+        };
+        dims.push(size);
     }
-    let err = || InterpError::Broadcast { lhs: shape.clone(), rhs: dims.clone(), span: span.clone() };
-    super::memory::check_size(&dims, v.dtype().size_bytes(), span)?;
+    crate::memory::check_size(&dims, v.dtype().size_bytes(), span)?;
+    let err = || InterpError::internal(format!("shape {} does not broadcast to {}", shape_str(&shape), shape_str(&dims)), span);
     fn go<T: Clone>(a: &ArrayD<T>, dims: &[usize]) -> Option<ArrayD<T>> {
         a.broadcast(IxDyn(dims)).map(|view| view.to_owned())
     }
@@ -71,11 +84,16 @@ pub(crate) fn squeeze(v: Value, axis: usize, span: &Span) -> Result<Value> {
     Ok(ptl_lang::map_value!(v, a => Value::from(a.index_axis_move(Axis(axis), 0))))
 }
 
-/// Row-major reshape. At most one `?` target dim, inferred from the element count.
-pub(crate) fn reshape(v: Value, target: &[Option<usize>], span: &Span) -> Result<Value> {
+/// Row-major reshape to the result dims; at most one `?`, inferred from the element count.
+pub(crate) fn reshape(node: &Node, v: Value) -> Result<Value> {
+    let span = &node.expr.span;
+    let target = &node.dims;
     let from = v.shape().to_vec();
     let size = v.len();
-    let err = || InterpError::Reshape { from: from.clone(), size, target: show_target(target), span: span.clone() };
+    let err = || {
+        let check = RuntimeCheck::Reshape { from: node.operands[0].ty.clone(), to: node.expr.ty.clone() };
+        InterpError::check(check, span, format!("the operand has shape {} ({size} elements)", shape_str(&from)))
+    };
     let known: usize = target.iter().flatten().product();
     let unknown: Vec<usize> = target.iter().enumerate().filter(|(_, d)| d.is_none()).map(|(i, _)| i).collect();
     let mut dims: Vec<usize> = target.iter().map(|d| d.unwrap_or(0)).collect();
@@ -98,22 +116,6 @@ mod tests {
     fn iota(shape: &[usize]) -> Value {
         let n = shape.iter().product::<usize>();
         Value::I64(ArrayD::from_shape_vec(IxDyn(shape), (0..n as i64).collect()).unwrap())
-    }
-
-    #[test]
-    fn reshape_infers_one_unknown() {
-        let r = reshape(iota(&[2, 3]), &[None, Some(2)], &(0..0)).unwrap();
-        assert_eq!(r, iota(&[3, 2]));
-        let e = reshape(iota(&[2, 3]), &[Some(4), None], &(0..0)).unwrap_err();
-        assert_eq!(e.to_string(), "cannot reshape an array of shape [2, 3] (6 elements) to [4, ?]");
-    }
-
-    #[test]
-    fn reshape_follows_row_major_order_of_transposed_views() {
-        // np.arange(6).reshape(2,3).T.reshape(6) -> [0 3 1 4 2 5]
-        let t = transpose(iota(&[2, 3]), &[1, 0], &(0..0)).unwrap();
-        let r = reshape(t, &[Some(6)], &(0..0)).unwrap();
-        assert_eq!(r, Value::I64(ArrayD::from_shape_vec(IxDyn(&[6]), vec![0, 3, 1, 4, 2, 5]).unwrap()));
     }
 
     #[test]

@@ -1,13 +1,16 @@
-//! Reductions (`linalg.generic` with reduction iterators), mean, softmax and log-softmax.
+//! The reduction family: `linalg.generic`s with reduction iterators for sum, max, min and
+//! mean, and softmax / log-softmax built from them.
 
+use melior::dialect::arith;
 use melior::ir::Value;
+use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::typed::{BinaryOp, ReduceOp, UnaryOp};
 use ptl_lang::{DType, Dim, TensorType};
 
-use crate::elementwise::{dynamic_sizes, remap};
+use super::elementwise::{dynamic_sizes, remap};
+use super::scalar;
 use crate::emitter::{Emitter, Idx, Iter, static_shape};
 use crate::error::Result;
-use crate::scalar;
 use crate::scope::Scope;
 
 /// The type of `x` with `axes` removed.
@@ -48,6 +51,9 @@ pub fn reduce<'c, 'a>(
     let dt = x_ty.dtype;
     let out_ty = reduced_type(x_ty, axes);
     let rank = x_ty.rank();
+    if op.needs_elements() {
+        check_not_empty(e, op, x, x_ty, axes)?;
+    }
     let in_idx: Vec<Idx> = (0..rank).map(Idx::Loop).collect();
     let out_idx = kept_map(rank, axes);
 
@@ -91,6 +97,28 @@ pub fn reduce<'c, 'a>(
     remap(e, scope, &out_ty, &count_input, &[dt, dt], |inner, args| {
         scalar::binary(inner, BinaryOp::Div, dt, args[0], args[1])
     })
+}
+
+/// `max` and `min` have no identity: the reduced axes must all be nonempty (NumPy's rule,
+/// whether or not the result itself is empty).
+fn check_not_empty<'c, 'a>(e: &Emitter<'c, 'a>, op: ReduceOp, x: Value<'c, 'a>, x_ty: &TensorType, axes: &[usize]) -> Result<()> {
+    let mut ok: Option<Value<'c, 'a>> = None;
+    for &a in axes {
+        if matches!(x_ty.dims[a], Dim::Static(n) if n > 0) {
+            continue;
+        }
+        let d = e.dim_value(x, a)?;
+        let zero = e.const_index(0)?;
+        let nonzero = e.append(arith::cmpi(e.ctx, arith::CmpiPredicate::Ne, d, zero, e.loc))?;
+        ok = Some(match ok {
+            Some(prev) => e.append(arith::andi(prev, nonzero, e.loc))?,
+            None => nonzero,
+        });
+    }
+    match ok {
+        Some(cond) => e.check(cond, RuntimeCheck::EmptyReduction { op: op.name().to_string(), operand: x_ty.clone() }),
+        None => Ok(()),
+    }
 }
 
 /// `softmax(x, axis)` (or its log when `log`), subtracting the max along `axis` first.

@@ -1,26 +1,52 @@
 //! `a @ b` with NumPy's `matmul` semantics: a 1-D operand is promoted to a matrix (a row on
 //! the left, a column on the right) and the added dim removed from the result; leading batch
-//! dims broadcast. Float products use ndarray's `dot` (computed in the element's precision);
+//! dims must be equal. Float products use ndarray's `dot` (computed in the element's precision);
 //! integer products wrap on overflow; bool products are or-of-ands, as in NumPy.
 
 use ndarray::{Array2, ArrayD, ArrayView2, ArrayViewD, Axis, Ix2, IxDyn};
 
 use ndarray::Dimension;
 
-use super::elementwise::broadcast_shapes;
-use super::error::{InterpError, Result};
-use super::scalar::IntElem;
+
+use super::Node;
+use crate::error::{InterpError, Result, shape_str};
+use ptl_lang::runtime::RuntimeCheck;
+use crate::scalar::IntElem;
 use ptl_lang::span::Span;
 use ptl_lang::value::Value;
 
-pub(crate) fn matmul(a: &Value, b: &Value, span: &Span) -> Result<Value> {
+/// `a @ b`, after the run-time checks the static types could not settle: equal inner dims and
+/// equal batch dims (batch dims do not broadcast).
+pub(crate) fn matmul(node: &Node, a: &Value, b: &Value) -> Result<Value> {
+    let span = &node.expr.span;
+    let (sa, sb) = (a.shape(), b.shape());
+    let (lt, rt) = (&node.operands[0].ty, &node.operands[1].ty);
+    let seen = || format!("the operands have shapes {} and {}", shape_str(sa), shape_str(sb));
+    if sa.is_empty() || sb.is_empty() {
+        return Err(InterpError::internal("`@` of a scalar", span));
+    }
+    let k_left = sa[sa.len() - 1];
+    let k_right = if sb.len() == 1 { sb[0] } else { sb[sb.len() - 2] };
+    if k_left != k_right {
+        return Err(InterpError::check(RuntimeCheck::MatMulInner { lhs: lt.clone(), rhs: rt.clone() }, span, seen()));
+    }
+    if sa.len() >= 3 && sa.len() == sb.len() {
+        if let Some(axis) = (0..sa.len() - 2).find(|&i| sa[i] != sb[i]) {
+            let check = RuntimeCheck::MatMulBatch { lhs: lt.clone(), rhs: rt.clone(), axis };
+            return Err(InterpError::check(check, span, seen()));
+        }
+    }
+    product(a, b, span)
+}
+
+fn product(a: &Value, b: &Value, span: &Span) -> Result<Value> {
     // The result has a's leading dims (all but the contracted one) and b's last dim.
     let (sa, sb) = (a.shape(), b.shape());
     let mut out: Vec<usize> = sa[..sa.len().saturating_sub(1)].to_vec();
     if sb.len() >= 2 {
         out.push(sb[sb.len() - 1]);
     }
-    super::memory::check_size(&out, a.dtype().size_bytes(), span)?;
+    crate::memory::check_size(&out, a.dtype().size_bytes(), span)?;
     Ok(match (a, b) {
         (Value::F32(x), Value::F32(y)) => Value::F32(batched(x, y, span, |p, q| p.dot(&q))?),
         (Value::F64(x), Value::F64(y)) => Value::F64(batched(x, y, span, |p, q| p.dot(&q))?),
@@ -61,7 +87,10 @@ fn batched<T: Clone>(
     if k != k2 {
         return Err(err(&format!("inner dims {k} and {k2} differ")));
     }
-    let batch = broadcast_shapes(&a2.shape()[..ra - 2], &b2.shape()[..rb - 2]).ok_or_else(|| err("batch dims do not broadcast"))?;
+    if a2.shape()[..ra - 2] != b2.shape()[..rb - 2] {
+        return Err(err("batch dims differ"));
+    }
+    let batch = a2.shape()[..ra - 2].to_vec();
     let full = |inner: [usize; 2]| -> Vec<usize> { batch.iter().copied().chain(inner).collect() };
     let av = a2.broadcast(IxDyn(&full([m, k]))).ok_or_else(|| err("batch dims do not broadcast"))?;
     let bv = b2.broadcast(IxDyn(&full([k2, n]))).ok_or_else(|| err("batch dims do not broadcast"))?;
@@ -102,7 +131,7 @@ mod tests {
     #[test]
     fn vector_vector_is_scalar() {
         // np.array([1.,2.,3.]) @ np.array([4.,5.,6.]) -> 32.0
-        let r = matmul(&Value::F64(arr(&[3], vec![1., 2., 3.])), &Value::F64(arr(&[3], vec![4., 5., 6.])), &(0..0)).unwrap();
+        let r = product(&Value::F64(arr(&[3], vec![1., 2., 3.])), &Value::F64(arr(&[3], vec![4., 5., 6.])), &(0..0)).unwrap();
         assert_eq!(r, Value::F64(arr(&[], vec![32.])));
     }
 
@@ -111,14 +140,14 @@ mod tests {
         let a = Value::I32(arr(&[1, 2], vec![i32::MAX, 1]));
         let b = Value::I32(arr(&[2], vec![2, 2]));
         // (2^31-1)*2 + 2 wraps to 0
-        assert_eq!(matmul(&a, &b, &(0..0)).unwrap(), Value::I32(arr(&[1], vec![0])));
+        assert_eq!(product(&a, &b, &(0..0)).unwrap(), Value::I32(arr(&[1], vec![0])));
     }
 
     #[test]
     fn inner_mismatch_is_an_error() {
         let a = Value::F32(arr(&[2, 3], vec![0.; 6]));
         let b = Value::F32(arr(&[2, 3], vec![0.; 6]));
-        let e = matmul(&a, &b, &(1..2)).unwrap_err();
+        let e = product(&a, &b, &(1..2)).unwrap_err();
         assert_eq!(e.to_string(), "matmul of shapes [2, 3] and [2, 3]: inner dims 3 and 2 differ");
     }
 }

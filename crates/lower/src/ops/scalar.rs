@@ -1,8 +1,9 @@
-//! Element-level arithmetic inside `linalg.generic` bodies: one function per family of ops.
+//! The elementwise family's element code: arithmetic inside `linalg.generic` bodies.
 
 use melior::{
     dialect::arith::{self, CmpfPredicate, CmpiPredicate},
-    ir::{Value, ValueLike},
+    dialect::ods::math,
+    ir::{Operation, Value, ValueLike},
 };
 use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, UnaryOp};
@@ -11,34 +12,37 @@ use crate::emitter::Emitter;
 use crate::error::Result;
 use crate::types::element_type;
 
+/// One element of a unary op, built with the `arith` and `math` dialects' typed builders.
 pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
-    let ty = element_type(e.ctx, dt);
     let float = dt.is_float();
-    let name = match op {
-        UnaryOp::Neg if float => "arith.negf",
+    let (ctx, loc) = (e.ctx, e.loc);
+    let built: Operation<'c> = match op {
+        UnaryOp::Neg if float => arith::negf(x, loc),
         UnaryOp::Neg => {
             let zero = e.const_int(dt, 0)?;
-            return e.op1("arith.subi", &[zero, x], ty, &[]);
+            arith::subi(zero, x, loc)
         }
-        UnaryOp::Abs if float => "math.absf",
+        UnaryOp::Abs if float => math::absf(ctx, x, loc).into(),
         UnaryOp::Abs if dt == DType::Bool => return Ok(x),
-        UnaryOp::Abs => "math.absi",
-        UnaryOp::Exp => "math.exp",
-        UnaryOp::Log => "math.log",
+        UnaryOp::Abs => math::absi(ctx, x, loc).into(),
+        UnaryOp::Exp => math::exp(ctx, x, loc).into(),
+        UnaryOp::Log => math::log(ctx, x, loc).into(),
         UnaryOp::Log1p => return log1p(e, dt, x),
-        UnaryOp::Sqrt => "math.sqrt",
+        UnaryOp::Sqrt => math::sqrt(ctx, x, loc).into(),
         UnaryOp::Tanh if dt == DType::F64 => return tanh_f64(e, x),
-        UnaryOp::Tanh => "math.tanh",
+        UnaryOp::Tanh => math::tanh(ctx, x, loc).into(),
         UnaryOp::Sigmoid => {
             // 1 / (1 + exp(-x)): saturates to 0 and 1 without overflow trouble.
-            let neg = e.op1("arith.negf", &[x], ty, &[])?;
-            let ex = e.op1("math.exp", &[neg], ty, &[])?;
+            let neg = e.append(arith::negf(x, loc))?;
+            let ex = e.append(math::exp(ctx, neg, loc).into())?;
             let one = e.const_scalar(dt, 1.0)?;
-            let den = e.op1("arith.addf", &[one, ex], ty, &[])?;
-            return e.op1("arith.divf", &[one, den], ty, &[]);
+            let den = e.append(arith::addf(one, ex, loc))?;
+            arith::divf(one, den, loc)
         }
+        UnaryOp::Sin => math::sin(ctx, x, loc).into(),
+        UnaryOp::Cos => math::cos(ctx, x, loc).into(),
     };
-    e.op1(name, &[x], ty, &[])
+    e.append(built)
 }
 
 pub fn binary<'c, 'a>(
@@ -147,7 +151,8 @@ fn cmpi<'c, 'a>(e: &Emitter<'c, 'a>, p: CmpiPredicate, a: Value<'c, 'a>, b: Valu
     e.append(arith::cmpi(e.ctx, p, a, b, e.loc))
 }
 
-fn select<'c, 'a>(e: &Emitter<'c, 'a>, c: Value<'c, 'a>, a: Value<'c, 'a>, b: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+/// `where` on one element.
+pub fn select<'c, 'a>(e: &Emitter<'c, 'a>, c: Value<'c, 'a>, a: Value<'c, 'a>, b: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
     e.op1("arith.select", &[c, a, b], a.r#type(), &[])
 }
 

@@ -1,4 +1,4 @@
-//! Reductions (`sum`, `max`, `min`, `mean`) over a set of axes, and `softmax` /
+//! The reduction family: `sum`, `max`, `min`, `mean` over a set of axes, and `softmax` /
 //! `log_softmax` along one axis.
 //!
 //! Float sums use NumPy's pairwise summation over the reduced elements taken in row-major
@@ -7,8 +7,11 @@
 
 use ndarray::{ArrayD, Axis, IxDyn};
 
-use super::error::{InterpError, Result};
-use super::scalar::{self, FloatElem, IntElem};
+use super::Node;
+use super::elementwise::cast;
+use crate::error::{InterpError, Result, shape_str};
+use ptl_lang::runtime::RuntimeCheck;
+use crate::scalar::{self, FloatElem, IntElem};
 use ptl_lang::span::Span;
 use ptl_lang::typed::ReduceOp;
 use ptl_lang::value::Value;
@@ -30,12 +33,30 @@ fn reduce_groups<T: Clone, U>(a: &ArrayD<T>, axes: &[usize], mut f: impl FnMut(&
     ArrayD::from_shape_vec(IxDyn(&kept_shape), out).map_err(|e| InterpError::Internal { message: e.to_string(), span: None })
 }
 
-pub(crate) fn reduce(op: ReduceOp, v: &Value, axes: &[usize], span: &Span) -> Result<Value> {
+/// A reduction over `axes`. The operand is first converted to the result dtype (a sum of bools
+/// accumulates in `i64`, as NumPy's does). `max` and `min` over axes with no elements fail,
+/// as NumPy's do, even when the result itself is empty.
+pub(crate) fn reduce(op: ReduceOp, node: &Node, v: Value, axes: &[usize]) -> Result<Value> {
+    let span = &node.expr.span;
+    let v = if v.dtype() == node.expr.ty.dtype { v } else { cast(&v, node.expr.ty.dtype) };
+    let v = &v;
     let rank = v.shape().len();
     if axes.windows(2).any(|w| w[0] >= w[1]) || axes.iter().any(|&a| a >= rank) {
         return Err(InterpError::internal(format!("reduce axes {axes:?} for a rank-{rank} operand"), span));
     }
-    let empty = |op| InterpError::EmptyReduction { op, shape: v.shape().to_vec(), span: span.clone() };
+    let empty_check = || {
+        let check = RuntimeCheck::EmptyReduction { op: op.name().to_string(), operand: node.operands[0].ty.clone() };
+        InterpError::check(check, span, format!("the operand has shape {}", shape_str(v.shape())))
+    };
+    if op.needs_elements() && axes.iter().any(|&a| v.shape()[a] == 0) {
+        return Err(empty_check());
+    }
+    reduce_value(op, v, axes, span)
+}
+
+/// The reduction itself, on a checked operand.
+fn reduce_value(op: ReduceOp, v: &Value, axes: &[usize], span: &Span) -> Result<Value> {
+    let empty = |name: &str| InterpError::internal(format!("`{name}` of an empty group"), span);
     Ok(match (op, v) {
         (ReduceOp::Sum, Value::F32(a)) => Value::F32(reduce_groups(a, axes, |g| Ok(scalar::pairwise_sum(g)))?),
         (ReduceOp::Sum, Value::F64(a)) => Value::F64(reduce_groups(a, axes, |g| Ok(scalar::pairwise_sum(g)))?),
@@ -116,20 +137,18 @@ mod tests {
     fn sum_over_middle_axis() {
         // np.arange(24.).reshape(2,3,4).sum(axis=1)
         let x = f64s(&[2, 3, 4], (0..24).map(f64::from).collect());
-        let r = reduce(ReduceOp::Sum, &x, &[1], &(0..0)).unwrap();
+        let r = reduce_value(ReduceOp::Sum, &x, &[1], &(0..0)).unwrap();
         assert_eq!(r, f64s(&[2, 4], vec![12., 15., 18., 21., 48., 51., 54., 57.]));
     }
 
     #[test]
     fn empty_reductions() {
         let x = f64s(&[0, 2], vec![]);
-        assert_eq!(reduce(ReduceOp::Sum, &x, &[0], &(0..0)).unwrap(), f64s(&[2], vec![0., 0.]));
-        let Value::F64(m) = reduce(ReduceOp::Mean, &x, &[0], &(0..0)).unwrap() else { panic!() };
+        assert_eq!(reduce_value(ReduceOp::Sum, &x, &[0], &(0..0)).unwrap(), f64s(&[2], vec![0., 0.]));
+        let Value::F64(m) = reduce_value(ReduceOp::Mean, &x, &[0], &(0..0)).unwrap() else { panic!() };
         assert!(m.iter().all(|v| v.is_nan()));
-        let e = reduce(ReduceOp::Max, &x, &[0], &(4..9)).unwrap_err();
-        assert_eq!(e.to_string(), "`max` over an empty axis of shape [0, 2] has no identity");
         // Reducing the non-empty axis of a size-0 array gives a size-0 result, not an error.
-        assert_eq!(reduce(ReduceOp::Max, &x, &[1], &(0..0)).unwrap(), f64s(&[0], vec![]));
+        assert_eq!(reduce_value(ReduceOp::Max, &x, &[1], &(0..0)).unwrap(), f64s(&[0], vec![]));
     }
 
     #[test]

@@ -1,0 +1,355 @@
+//! The op table: every operation of the typed program, and every builtin a user calls by name.
+//!
+//! This file is the one source for builtin names, their arities, "did you mean" candidates,
+//! the names the PyTensor importer must not give variables, and the reference chapter's op
+//! list (a test checks the book against [`Builtin::all`]). Each op belongs to a [`Family`];
+//! the checker, the interpreter and the lowering each have one function per family, so a new
+//! op of an existing family is one variant here plus one arm in each backend's family file.
+
+use std::fmt;
+
+/// Elementwise functions of one operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Exp,
+    Log,
+    Log1p,
+    Sqrt,
+    Tanh,
+    Abs,
+    Sigmoid,
+    Sin,
+    Cos,
+}
+
+impl UnaryOp {
+    /// The unary ops callable by name (`Neg` is the prefix operator `-`).
+    pub const CALLABLE: &[UnaryOp] = &[
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Log1p,
+        UnaryOp::Sqrt,
+        UnaryOp::Tanh,
+        UnaryOp::Abs,
+        UnaryOp::Sigmoid,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Log1p => "log1p",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+        }
+    }
+
+    /// Whether an integer operand keeps its dtype (`abs`, `-`); every other op computes in
+    /// floating point, so the checker casts integers to `f64` first, as NumPy does.
+    pub fn keeps_integers(self) -> bool {
+        matches!(self, UnaryOp::Neg | UnaryOp::Abs)
+    }
+}
+
+/// Elementwise functions of two operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Maximum,
+    Minimum,
+    /// Comparisons produce bool.
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl BinaryOp {
+    /// The binary ops callable by name (the others are operators).
+    pub const CALLABLE: &[BinaryOp] = &[BinaryOp::Maximum, BinaryOp::Minimum];
+
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne)
+    }
+
+    /// Arithmetic ops, undefined on bool.
+    pub fn is_arithmetic(self) -> bool {
+        matches!(self, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Pow => "**",
+            BinaryOp::Maximum => "maximum",
+            BinaryOp::Minimum => "minimum",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+        }
+    }
+}
+
+/// Reductions over a set of axes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Max,
+    Min,
+    /// Always on a float operand (ints are cast to f64 first).
+    Mean,
+}
+
+impl ReduceOp {
+    pub const ALL: &[ReduceOp] = &[ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Mean];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::Mean => "mean",
+        }
+    }
+
+    /// `max` and `min` have no identity, so reducing an empty axis is an error.
+    pub fn needs_elements(self) -> bool {
+        matches!(self, ReduceOp::Max | ReduceOp::Min)
+    }
+}
+
+/// An operation of the typed program, with its literal parameters. Operands are the node's
+/// children, in order; the result type is the node's `ty`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Operand and result have the same dims.
+    Unary(UnaryOp),
+    /// Both operands have the result's dims (the checker inserts `Broadcast` nodes).
+    Binary(BinaryOp),
+    /// `where(cond, a, b)`: all three have the result's dims; the condition is bool.
+    Select,
+    /// Converts to the result dtype (float -> int truncates toward zero; x -> bool is x != 0).
+    Cast,
+    /// Broadcast of the operand to the result dims: right-aligned; a static 1 (or a missing
+    /// leading dim) stretches to any size; every other operand dim must equal the result dim
+    /// (checked at run time when either is not static). A result dim that is `?` and that
+    /// the operand stretches into takes its size from the optional second operand, the shape
+    /// witness, right-aligned.
+    Broadcast,
+    /// Result dim `i` is operand dim `perm[i]`.
+    Transpose(Vec<usize>),
+    /// Inserts a size-1 dim at the axis.
+    Expand(usize),
+    /// Removes the size-1 dim at the axis.
+    Squeeze(usize),
+    /// Row-major reshape to the result dims (same element count).
+    Reshape,
+    /// Axes sorted, unique and in range; reduced dims are removed from the result.
+    Reduce(ReduceOp, Vec<usize>),
+    /// Softmax (or log-softmax) along one axis.
+    Softmax { axis: usize, log: bool },
+    /// `a @ b` with NumPy matmul semantics for ranks: 1x1 -> scalar, 2x1 -> vector, 1x2 ->
+    /// vector, 2x2 -> matrix, and rank >= 3 on both sides with equal batch dims.
+    MatMul,
+}
+
+/// Op families: the unit of organisation of the checker, the interpreter and the lowering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    Elementwise,
+    Layout,
+    Reduction,
+    Contraction,
+}
+
+impl Op {
+    pub fn family(&self) -> Family {
+        match self {
+            Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => Family::Elementwise,
+            Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape => Family::Layout,
+            Op::Reduce(..) | Op::Softmax { .. } => Family::Reduction,
+            Op::MatMul => Family::Contraction,
+        }
+    }
+
+    /// The smallest and largest number of operands (a broadcast may name a shape witness).
+    pub fn arity(&self) -> (usize, usize) {
+        match self {
+            Op::Binary(_) | Op::MatMul => (2, 2),
+            Op::Select => (3, 3),
+            Op::Broadcast => (1, 2),
+            _ => (1, 1),
+        }
+    }
+
+    /// The name the op is written with (an operator symbol or a builtin name).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Unary(u) => u.name(),
+            Op::Binary(b) => b.name(),
+            Op::Select => "where",
+            Op::Cast => "cast",
+            Op::Broadcast => "broadcast",
+            Op::Transpose(_) => "transpose",
+            Op::Expand(_) => "expand",
+            Op::Squeeze(_) => "squeeze",
+            Op::Reshape => "reshape",
+            Op::Reduce(r, _) => r.name(),
+            Op::Softmax { log: false, .. } => "softmax",
+            Op::Softmax { log: true, .. } => "log_softmax",
+            Op::MatMul => "@",
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A builtin function as a user calls it: its name and the shape of its arguments. The
+/// literal arguments (axes, shapes, dtypes) become an [`Op`]'s parameters when checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `exp(x)`, ...
+    Unary(UnaryOp),
+    /// `maximum(a, b)`, `minimum(a, b)`.
+    Pair(BinaryOp),
+    /// `sum(x)`, `sum(x, axes)`, ...
+    Reduce(ReduceOp),
+    /// `softmax(x, axis)`, `log_softmax(x, axis)`.
+    Softmax { log: bool },
+    /// `transpose(x, [axes])`.
+    Transpose,
+    /// `broadcast(x, [shape])`.
+    Broadcast,
+    /// `expand(x, axis)`.
+    Expand,
+    /// `squeeze(x, axis)`.
+    Squeeze,
+    /// `reshape(x, [shape])`.
+    Reshape,
+    /// `where(cond, a, b)`.
+    Where,
+    /// `cast(x, dtype)`.
+    Cast,
+}
+
+impl Builtin {
+    /// Every builtin, in the order the reference lists them.
+    pub fn all() -> Vec<Builtin> {
+        let mut v: Vec<Builtin> = UnaryOp::CALLABLE.iter().map(|&u| Builtin::Unary(u)).collect();
+        v.extend(BinaryOp::CALLABLE.iter().map(|&b| Builtin::Pair(b)));
+        v.extend(ReduceOp::ALL.iter().map(|&r| Builtin::Reduce(r)));
+        v.extend([
+            Builtin::Softmax { log: false },
+            Builtin::Softmax { log: true },
+            Builtin::Transpose,
+            Builtin::Broadcast,
+            Builtin::Expand,
+            Builtin::Squeeze,
+            Builtin::Reshape,
+            Builtin::Where,
+            Builtin::Cast,
+        ]);
+        v
+    }
+
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        Builtin::all().into_iter().find(|b| b.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Unary(u) => u.name(),
+            Builtin::Pair(b) => b.name(),
+            Builtin::Reduce(r) => r.name(),
+            Builtin::Softmax { log: false } => "softmax",
+            Builtin::Softmax { log: true } => "log_softmax",
+            Builtin::Transpose => "transpose",
+            Builtin::Broadcast => "broadcast",
+            Builtin::Expand => "expand",
+            Builtin::Squeeze => "squeeze",
+            Builtin::Reshape => "reshape",
+            Builtin::Where => "where",
+            Builtin::Cast => "cast",
+        }
+    }
+
+    /// The smallest and largest number of arguments.
+    pub fn arity(self) -> (usize, usize) {
+        match self {
+            Builtin::Unary(_) => (1, 1),
+            Builtin::Reduce(_) => (1, 2),
+            Builtin::Where => (3, 3),
+            _ => (2, 2),
+        }
+    }
+
+    /// How a call is written, for the reference and for arity errors.
+    pub fn signature(self) -> String {
+        let n = self.name();
+        match self {
+            Builtin::Unary(_) => format!("{n}(x)"),
+            Builtin::Pair(_) => format!("{n}(a, b)"),
+            Builtin::Reduce(_) => format!("{n}(x), {n}(x, axes)"),
+            Builtin::Softmax { .. } | Builtin::Expand | Builtin::Squeeze => format!("{n}(x, axis)"),
+            Builtin::Transpose => format!("{n}(x, [axes])"),
+            Builtin::Broadcast | Builtin::Reshape => format!("{n}(x, [dims])"),
+            Builtin::Where => format!("{n}(cond, a, b)"),
+            Builtin::Cast => format!("{n}(x, dtype)"),
+        }
+    }
+}
+
+/// Every builtin name; user functions and the PyTensor importer's variables may not use them.
+pub fn builtin_names() -> Vec<&'static str> {
+    Builtin::all().into_iter().map(Builtin::name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let names = builtin_names();
+        for b in Builtin::all() {
+            assert_eq!(Builtin::from_name(b.name()), Some(b));
+        }
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "duplicate builtin names: {names:?}");
+        assert_eq!(Builtin::from_name("nope"), None);
+    }
+
+    #[test]
+    fn arity_matches_family() {
+        assert_eq!(Op::Binary(BinaryOp::Add).arity(), (2, 2));
+        assert_eq!(Op::Select.arity(), (3, 3));
+        assert_eq!(Op::Reduce(ReduceOp::Sum, vec![0]).family(), Family::Reduction);
+        assert_eq!(Op::Softmax { axis: 0, log: true }.name(), "log_softmax");
+    }
+}

@@ -1,0 +1,92 @@
+//! The run-time checks of a well-typed program: what the checker could not prove and each
+//! backend verifies where the op stands. The interpreter and compiled code report a failed
+//! check with the same message and span (the interpreter adds the sizes it saw as a note), as
+//! a [`Diagnostic`] of kind [`ErrorKind::Runtime`].
+
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::span::Span;
+use crate::types::TensorType;
+
+/// One check, with what the message needs to name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RuntimeCheck {
+    /// A `Broadcast` operand dim that is not a static 1 must equal the target dim.
+    Broadcast { from: TensorType, to: TensorType, axis: usize },
+    /// Operands of an elementwise op whose dims are not known to be equal must be equal.
+    SameDims { op: String, axis: usize, types: Vec<TensorType> },
+    /// The inner dims of `@` must be equal.
+    MatMulInner { lhs: TensorType, rhs: TensorType },
+    /// The batch dims of `@` must be equal (they do not broadcast).
+    MatMulBatch { lhs: TensorType, rhs: TensorType, axis: usize },
+    /// `reshape` keeps the element count.
+    Reshape { from: TensorType, to: TensorType },
+    /// `max` / `min` over axes of size 0 has no identity.
+    EmptyReduction { op: String, operand: TensorType },
+    /// The argument of a call of a user function fits the parameter's dims (a `?` passed
+    /// where a static dim is declared, a dimension name bound consistently).
+    Argument { function: String, param: String, axis: usize, expected: String },
+    /// A value has its static type's sizes: the typed program's invariants imply it, so a
+    /// failure is an internal error.
+    Value { ty: TensorType, axis: usize },
+}
+
+impl RuntimeCheck {
+    /// What must hold, as the error message says it.
+    pub fn message(&self) -> String {
+        match self {
+            RuntimeCheck::Broadcast { from, to, axis } => {
+                let want = &to.dims[*axis];
+                format!("cannot broadcast `{from}` to `{to}`: axis {axis} must be `{want}`")
+            }
+            RuntimeCheck::SameDims { op, axis, types } => {
+                let tys: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
+                format!("the operands of `{op}` differ in size at axis {axis} ({})", tys.join(", "))
+            }
+            RuntimeCheck::MatMulInner { lhs, rhs } => {
+                format!("the inner dimensions of `{lhs}` @ `{rhs}` differ")
+            }
+            RuntimeCheck::MatMulBatch { lhs, rhs, axis } => {
+                format!("batch dimension {axis} of `{lhs}` @ `{rhs}` differs")
+            }
+            RuntimeCheck::Reshape { from, to } => {
+                format!("cannot reshape `{from}` to `{to}`: the element count differs")
+            }
+            RuntimeCheck::EmptyReduction { op, operand } => {
+                format!("`{op}` of `{operand}` reduces over an empty axis, and has no identity")
+            }
+            RuntimeCheck::Argument { function, param, axis, expected } => {
+                format!("argument `{param}` of `{function}`: dim {axis} must be `{expected}`")
+            }
+            RuntimeCheck::Value { ty, axis } => {
+                format!("internal error: a value of type `{ty}` has another size at axis {axis}")
+            }
+        }
+    }
+
+    /// A note that says why the rule exists, where one helps.
+    pub fn rule(&self) -> Option<&'static str> {
+        match self {
+            RuntimeCheck::Broadcast { .. } | RuntimeCheck::SameDims { .. } => {
+                Some("only a dim that is statically 1 stretches; a `?` dim must equal the dim it meets")
+            }
+            RuntimeCheck::MatMulBatch { .. } => Some("the batch dims of `@` must be equal (they do not broadcast)"),
+            RuntimeCheck::EmptyReduction { .. } => Some("use `sum`, or make sure the reduced axes are not empty"),
+            _ => None,
+        }
+    }
+
+    /// The report: the message at `span` (when the failing op has one), the rule as a note,
+    /// and what was seen at run time when the backend knows it.
+    pub fn diagnostic(&self, span: Option<Span>, seen: Option<String>) -> Diagnostic {
+        let span = span.unwrap_or(0..0);
+        let mut d = Diagnostic::new(ErrorKind::Runtime, span.clone(), self.message())
+            .with_label(span, "this check failed when the program ran");
+        if let Some(rule) = self.rule() {
+            d = d.with_note(rule);
+        }
+        if let Some(seen) = seen {
+            d = d.with_note(seen);
+        }
+        d
+    }
+}

@@ -1,0 +1,185 @@
+//! The layout family: broadcast, transpose, expand, squeeze (index remappings as parallel
+//! `linalg.generic`s) and reshape (`tensor.reshape`).
+
+use melior::ir::Value;
+use ptl_lang::runtime::RuntimeCheck;
+use ptl_lang::{DType, Dim, Span, TensorType};
+
+use super::elementwise::remap;
+use crate::emitter::{Emitter, Idx};
+use crate::error::Result;
+use crate::scope::Scope;
+use crate::types::tensor_type;
+
+/// Whether result axis `i` stretches an operand of dims `from` (right-aligned into `to`):
+/// the operand lacks the axis, or has a static 1 where the result does not.
+fn stretches(from: &[Dim], to: &[Dim], i: usize) -> bool {
+    let off = to.len() - from.len();
+    i < off || (from[i - off] == Dim::Static(1) && to[i] != Dim::Static(1))
+}
+
+/// The broadcast rule, once: how `x` (of type `from`) is read inside a loop nest over `to`'s
+/// dims, after checking at run time that every dim it does not stretch has the result's size
+/// where that size is known (a static dim or a dimension name).
+pub fn broadcast_view<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    x: Value<'c, 'a>,
+    from: &TensorType,
+    to: &TensorType,
+    span: &Span,
+) -> Result<(Value<'c, 'a>, Vec<Idx>)> {
+    let previous = crate::checks::at(Some(span.clone()));
+    let off = to.rank() - from.rank();
+    let mut idx = Vec::with_capacity(from.rank());
+    for (j, d) in from.dims.iter().enumerate() {
+        let i = off + j;
+        if stretches(&from.dims, &to.dims, i) {
+            idx.push(Idx::Zero);
+            continue;
+        }
+        idx.push(Idx::Loop(i));
+        let want = match &to.dims[i] {
+            Dim::Static(n) if e.static_dim(x, j) != Some(*n) => Some(e.const_index(*n as i64)?),
+            Dim::Symbol(s) if d != &to.dims[i] => Some(scope.symbol_size(e, s)?),
+            _ => None,
+        };
+        if let Some(want) = want {
+            let have = e.dim_value(x, j)?;
+            e.check_equal(have, want, RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i })?;
+        }
+    }
+    crate::checks::at(previous);
+    Ok((x, idx))
+}
+
+/// A materialised `Broadcast` node. A `?` result dim the operand stretches into takes its size
+/// from the shape witness (`like`), or is 1 without one.
+pub fn broadcast<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    x: Value<'c, 'a>,
+    from: &TensorType,
+    like: Option<(Value<'c, 'a>, &TensorType)>,
+    to: &TensorType,
+    span: &Span,
+) -> Result<Value<'c, 'a>> {
+    let (x, idx) = broadcast_view(e, scope, x, from, to, span)?;
+    let mut operands = vec![(x, idx)];
+    // The witness is an operand the generic never reads, there only to give sizes: a size
+    // source needs an indexing of the loop nest, and `dynamic_sizes` finds it there.
+    let mut dtypes = vec![from.dtype];
+    if let Some((w, w_ty)) = like {
+        let woff = to.rank() - w_ty.rank();
+        let widx: Vec<Idx> = (0..w_ty.rank())
+            .map(|j| if w_ty.dims[j] == Dim::Static(1) && to.dims[woff + j] != Dim::Static(1) { Idx::Zero } else { Idx::Loop(woff + j) })
+            .collect();
+        operands.push((w, widx));
+        dtypes.push(w_ty.dtype);
+    }
+    let stretched_unknown: Vec<usize> =
+        (0..to.rank()).filter(|&i| to.dims[i] == Dim::Unknown && stretches(&from.dims, &to.dims, i)).collect();
+    if !stretched_unknown.is_empty() && operands.len() == 1 {
+        // No witness: a `?` the operand stretches into keeps the operand's size, 1. Give the
+        // loop nest that size through a static-1 view.
+        let dims: Vec<Dim> = (0..to.rank()).map(|i| if stretched_unknown.contains(&i) { Dim::Static(1) } else { to.dims[i].clone() }).collect();
+        let narrow = TensorType::new(to.dtype, dims);
+        let v = remap(e, scope, &narrow, &operands, &dtypes, |_, a| Ok(a[0]))?;
+        return e.cast_tensor(v, tensor_type(e.ctx, to), to);
+    }
+    remap(e, scope, to, &operands, &dtypes, |_, a| Ok(a[0]))
+}
+
+/// Copies `x` with each result dim reading the operand dim its indexing names.
+pub fn relayout<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_ty: &TensorType,
+    result: &TensorType,
+    idx: Vec<Idx>,
+) -> Result<Value<'c, 'a>> {
+    remap(e, scope, result, &[(x, idx)], &[x_ty.dtype], |_, args| Ok(args[0]))
+}
+
+pub fn transpose_map(perm: &[usize]) -> Vec<Idx> {
+    // Result dim i reads operand dim perm[i], so operand dim j is indexed by the i with perm[i] == j.
+    let mut idx = vec![Idx::Zero; perm.len()];
+    for (i, &j) in perm.iter().enumerate() {
+        idx[j] = Idx::Loop(i);
+    }
+    idx
+}
+
+pub fn expand_map(rank: usize, axis: usize) -> Vec<Idx> {
+    (0..rank).map(|j| Idx::Loop(if j < axis { j } else { j + 1 })).collect()
+}
+
+pub fn squeeze_map(rank: usize, axis: usize) -> Vec<Idx> {
+    (0..rank)
+        .map(|j| match j.cmp(&axis) {
+            std::cmp::Ordering::Less => Idx::Loop(j),
+            std::cmp::Ordering::Equal => Idx::Zero,
+            std::cmp::Ordering::Greater => Idx::Loop(j - 1),
+        })
+        .collect()
+}
+
+/// Row-major reshape through `tensor.reshape` with a shape computed at run time; the element
+/// count is checked first.
+pub fn reshape<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_ty: &TensorType,
+    to: &TensorType,
+) -> Result<Value<'c, 'a>> {
+    let idx = e.index_type();
+    let mut total = e.const_index(1)?;
+    for i in 0..x_ty.rank() {
+        let n = e.dim_value(x, i)?;
+        total = e.op1("arith.muli", &[total, n], idx, &[])?;
+    }
+    let mut known = e.const_index(1)?;
+    let mut sizes: Vec<Option<Value<'c, 'a>>> = Vec::new();
+    for d in &to.dims {
+        let v = match d {
+            Dim::Static(n) => Some(e.const_index(*n as i64)?),
+            Dim::Symbol(s) => Some(scope.symbol_size(e, s)?),
+            Dim::Unknown => None,
+        };
+        if let Some(v) = v {
+            known = e.op1("arith.muli", &[known, v], idx, &[])?;
+        }
+        sizes.push(v);
+    }
+    let check = RuntimeCheck::Reshape { from: x_ty.clone(), to: to.clone() };
+    if sizes.iter().any(|s| s.is_none()) {
+        // `known` must be nonzero and divide the count (`remui` by zero is undefined, so
+        // divide by max(known, 1) and check `known != 0` as well).
+        let zero = e.const_index(0)?;
+        let one = e.const_index(1)?;
+        let nonzero = e.append(melior::dialect::arith::cmpi(e.ctx, melior::dialect::arith::CmpiPredicate::Ne, known, zero, e.loc))?;
+        let divisor = e.append(melior::dialect::arith::select(nonzero, known, one, e.loc))?;
+        let rem = e.op1("arith.remui", &[total, divisor], idx, &[])?;
+        let divides = e.append(melior::dialect::arith::cmpi(e.ctx, melior::dialect::arith::CmpiPredicate::Eq, rem, zero, e.loc))?;
+        let ok = e.append(melior::dialect::arith::andi(nonzero, divides, e.loc))?;
+        e.check(ok, check)?;
+        known = divisor;
+    } else {
+        e.check_equal(total, known, check)?;
+    }
+    // The shape travels as i64: index tensors may not cross IREE's dispatch boundaries.
+    let i64_ty = crate::types::element_type(e.ctx, DType::I64);
+    let mut shape = Vec::new();
+    for s in sizes {
+        let v = match s {
+            Some(v) => v,
+            None => e.op1("arith.divui", &[total, known], idx, &[])?,
+        };
+        shape.push(e.op1("arith.index_cast", &[v], i64_ty, &[])?);
+    }
+    let shape_ty = crate::types::tensor_type_with_shape_elem(e.ctx, &[to.rank() as u64], i64_ty);
+    let shape_t = e.op1("tensor.from_elements", &shape, shape_ty, &[])?;
+    e.op1("tensor.reshape", &[x, shape_t], tensor_type(e.ctx, to), &[])
+}

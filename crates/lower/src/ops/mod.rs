@@ -1,0 +1,58 @@
+//! The op table's lowering: one file per op family, dispatched here.
+
+pub mod contraction;
+pub mod elementwise;
+pub mod layout;
+pub mod reduction;
+pub mod scalar;
+
+use melior::ir::Value;
+use ptl_lang::ops::{Family, Op};
+use ptl_lang::typed::{TExpr, TProgram};
+
+use crate::emitter::Emitter;
+use crate::error::{LowerError, Result};
+use crate::expr;
+use crate::scope::Scope;
+
+/// Lowers the node `node`, an application of `op` to `operands`.
+pub fn lower<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    prog: &TProgram,
+    node: &TExpr,
+    op: &Op,
+    operands: &[TExpr],
+) -> Result<Value<'c, 'a>> {
+    let (lo, hi) = op.arity();
+    if operands.len() < lo || operands.len() > hi {
+        return Err(LowerError::Internal(format!("`{op}` with {} operands", operands.len())));
+    }
+    let ty = &node.ty;
+    if op.family() == Family::Elementwise {
+        return elementwise::lower(e, scope, prog, op, operands, ty);
+    }
+    let x = &operands[0];
+    let xv = expr::lower(e, scope, prog, x)?;
+    match op {
+        Op::Broadcast => {
+            let like = match operands.get(1) {
+                Some(w) => Some((expr::lower(e, scope, prog, w)?, &w.ty)),
+                None => None,
+            };
+            layout::broadcast(e, scope, xv, &x.ty, like, ty, &node.span)
+        }
+        Op::Transpose(perm) => layout::relayout(e, scope, xv, &x.ty, ty, layout::transpose_map(perm)),
+        Op::Expand(axis) => layout::relayout(e, scope, xv, &x.ty, ty, layout::expand_map(x.ty.rank(), *axis)),
+        Op::Squeeze(axis) => layout::relayout(e, scope, xv, &x.ty, ty, layout::squeeze_map(x.ty.rank(), *axis)),
+        Op::Reshape => layout::reshape(e, scope, xv, &x.ty, ty),
+        Op::Reduce(r, axes) => reduction::reduce(e, scope, *r, xv, &x.ty, axes),
+        Op::Softmax { axis, log } => reduction::softmax(e, scope, xv, &x.ty, *axis, *log),
+        Op::MatMul => {
+            let b = &operands[1];
+            let bv = expr::lower(e, scope, prog, b)?;
+            contraction::matmul(e, scope, xv, &x.ty, bv, &b.ty, ty)
+        }
+        Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => Err(LowerError::Internal(format!("`{op}` is elementwise"))),
+    }
+}
