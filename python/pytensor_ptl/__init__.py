@@ -21,7 +21,9 @@ class Program:
     """A ptl program with one function, converted from a PyTensor graph.
 
     ``prog(*arrays)`` compiles it (once; compiled modules are cached on disk as well) and runs
-    it, returning a list with one NumPy array per graph output.
+    it, returning a list with one NumPy array per graph output. The function's parameters are
+    the graph's inputs followed by its large constants (:meth:`constants`), which the program
+    keeps and passes on each call.
     """
 
     def __init__(self, native, fgraph=None):
@@ -37,6 +39,12 @@ class Program:
     def entry(self) -> str:
         """The name of the function."""
         return self._native.entry
+
+    def constants(self) -> list[np.ndarray]:
+        """The graph's constants too large to be written into the source, in the order the
+        function takes them: after the graph's inputs. A call passes them itself; running
+        ``source()`` elsewhere needs them as the last arguments."""
+        return self._native.constants()
 
     def check(self) -> None:
         """Raises ``ValueError`` with the rendered diagnostics unless the program type-checks."""

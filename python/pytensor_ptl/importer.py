@@ -1,8 +1,12 @@
 """PyTensor ``FunctionGraph`` -> plain description -> ptl program (built in Rust).
 
 The walk here only classifies nodes, folds what is known before run time (constants and
-shapes), and writes each node as ``{op, inputs, outputs, dtypes, attrs, at}``. The Rust side
-(``_ptl.build_program``) turns that into a ptl ``fn`` and checks it.
+shapes), and writes each node as ``{"op": KIND, FIELDS..., "inputs": [ids], "output": id,
+"dtype": NAME, "at": WHERE}``. The kinds and their fields are fixed by the Rust side
+(``python/src/importer/desc.rs``), which refuses a description of any other shape;
+``_Describer.emit`` and its callers below write exactly those. Constants travel as NumPy
+arrays next to the description, never as text. ``_ptl.build_program`` turns the description
+into a ptl ``fn`` and checks it.
 """
 
 from __future__ import annotations
@@ -209,9 +213,12 @@ class _Describer:
         self.next_id += 1
         return self.next_id
 
-    def const(self, value) -> int:
+    def const(self, value, name=None) -> int:
         i = self.fresh()
-        self.const_entries.append({"id": i, "index": len(self.consts)})
+        entry = {"id": i, "index": len(self.consts)}
+        if name:
+            entry["name"] = name
+        self.const_entries.append(entry)
         self.consts.append(_const_array(value))
         return i
 
@@ -219,7 +226,7 @@ class _Describer:
         if v in self.ids:
             return self.ids[v]
         if isinstance(v, Constant):
-            i = self.const(v.data)
+            i = self.const(v.data, v.name)
         elif v in self.known:
             i = self.const(self.known[v])
         else:
@@ -232,10 +239,10 @@ class _Describer:
             return v.data
         return self.known.get(v)
 
-    def emit(self, op: str, inputs, outputs, dtypes, at: str, **attrs) -> None:
-        self.nodes.append(
-            {"op": op, "inputs": list(inputs), "outputs": list(outputs), "dtypes": list(dtypes), "attrs": attrs, "at": at}
-        )
+    def emit(self, op: str, inputs, output: int, dtype: str, at: str, **fields) -> None:
+        """One node: `op` is the kind, `fields` its fields (see desc.rs for each kind's)."""
+        ins = [int(i) for i in inputs]
+        self.nodes.append({"op": op, **fields, "inputs": ins, "output": output, "dtype": dtype, "at": at})
 
     def fold(self, node) -> bool:
         """Computes `node` now when all its inputs are known."""
@@ -274,12 +281,14 @@ class _Describer:
                 result.append(env[o])
             return result
         name = _scalar_name(sop, at)
-        outs = [self.fresh() for _ in out_dtypes]
-        attrs = {}
+        if len(out_dtypes) != 1:
+            raise NotImplementedError(f"{at}: the scalar operation `{sop}` has {len(out_dtypes)} outputs")
+        out = self.fresh()
+        fields = {}
         if name in _COMPARISONS:
-            attrs["compute"] = _ptl_dtype(ps.upcast(*in_dtypes), at)
-        self.emit(name, in_ids, outs, [_ptl_dtype(d, at) for d in out_dtypes], at, **attrs)
-        return outs
+            fields["compute"] = _ptl_dtype(ps.upcast(*in_dtypes), at)
+        self.emit(name, in_ids, out, _ptl_dtype(out_dtypes[0], at), at, **fields)
+        return [out]
 
     def elemwise(self, node, at):
         in_ids = [self.id_of(i) for i in node.inputs]
@@ -297,12 +306,12 @@ class _Describer:
             ]
             for m in missing:
                 new = self.fresh()
-                self.emit("second", [self.id_of(m), out_id], [new], [o.type.dtype], at)
+                self.emit("second", [self.id_of(m), out_id], new, _ptl_dtype(o.type.dtype, at), at)
                 out_id = new
             if out_id in in_ids or any(e["id"] == out_id for e in self.const_entries):
                 # The output is an input or a constant as it is: give it its own name.
                 new = self.fresh()
-                self.emit("alias", [out_id], [new], [o.type.dtype], at)
+                self.emit("alias", [out_id], new, _ptl_dtype(o.type.dtype, at), at)
                 out_id = new
             self.ids[o] = out_id
 
@@ -372,38 +381,46 @@ class _Describer:
             self.simple(node, "gemm", node.inputs, at)
         elif isinstance(op, CAReduce):
             kind = _reduce_kind(op, at)
-            axes = None if op.axis is None else [int(a) for a in op.axis]
-            self.simple(node, "reduce", [node.inputs[0]], at, kind=kind, axes=axes, in_ndim=node.inputs[0].type.ndim)
+            ndim = node.inputs[0].type.ndim
+            axes = range(ndim) if op.axis is None else op.axis
+            axes = sorted({int(a) % ndim for a in axes}) if ndim else []
+            self.simple(node, "reduce", [node.inputs[0]], at, kind=kind, axes=axes, in_ndim=ndim)
         elif isinstance(op, (Softmax, LogSoftmax)):
             axis = op.axis
             if isinstance(axis, (tuple, list)):
                 if len(axis) != 1:
                     raise NotImplementedError(f"{at}: softmax over the axes {tuple(axis)}")
                 axis = axis[0]
-            axis = 0 if axis is None else int(axis)
+            ndim = node.inputs[0].type.ndim
+            axis = 0 if axis is None else int(axis) % max(ndim, 1)
             name = "softmax" if isinstance(op, Softmax) else "log_softmax"
             self.simple(node, name, [node.inputs[0]], at, axis=axis)
         elif isinstance(op, Alloc):
             shape = [int(self.need_known(s, at, "the allocated shape")) for s in node.inputs[1:]]
+            if any(n < 0 for n in shape):
+                raise ValueError(f"{at}: the allocated shape {tuple(shape)} has a negative size")
             self.simple(node, "broadcast", [node.inputs[0]], at, shape=shape)
         elif isinstance(op, Reshape):
             shape = [int(s) for s in np.ravel(self.need_known(node.inputs[1], at, "the new shape"))]
-            self.simple(node, "reshape", [node.inputs[0]], at, shape=shape)
+            if any(n < -1 for n in shape):
+                raise ValueError(f"{at}: the new shape {tuple(shape)} has a negative size")
+            # -1 is the size inferred from the others.
+            self.simple(node, "reshape", [node.inputs[0]], at, shape=[None if n == -1 else n for n in shape])
         elif isinstance(op, SpecifyShape):
             x, out = node.inputs[0], node.outputs[0]
             if tuple(x.type.shape) == tuple(out.type.shape):
                 self.alias(x, out, at)
             else:
-                shape = [-1 if d is None else int(d) for d in out.type.shape]
-                if shape.count(-1) > 1:
+                shape = [None if d is None else int(d) for d in out.type.shape]
+                if shape.count(None) > 1:
                     raise NeedsStaticShapes(f"{at}: more than one dim stays unknown")
                 self.simple(node, "reshape", [x], at, shape=shape)
         else:
             raise NotImplementedError(f"{at}: the operation `{op}` has no ptl equivalent")
 
-    def simple(self, node, name, inputs, at, **attrs):
+    def simple(self, node, name, inputs, at, **fields):
         out = self.fresh()
-        self.emit(name, [self.id_of(i) for i in inputs], [out], [_ptl_dtype(node.outputs[0].type.dtype, at)], at, **attrs)
+        self.emit(name, [self.id_of(i) for i in inputs], out, _ptl_dtype(node.outputs[0].type.dtype, at), at, **fields)
         self.ids[node.outputs[0]] = out
 
     def alias(self, src, dst, at):
@@ -412,7 +429,7 @@ class _Describer:
             self.known[dst] = np.asarray(value)
             return
         out = self.fresh()
-        self.emit("alias", [self.id_of(src)], [out], [_ptl_dtype(dst.type.dtype, at)], at)
+        self.emit("alias", [self.id_of(src)], out, _ptl_dtype(dst.type.dtype, at), at)
         self.ids[dst] = out
 
     def describe(self, name: str) -> tuple[str, list[np.ndarray]]:
@@ -439,13 +456,11 @@ class _Describer:
             if o not in self.ids and self.value_of(o) is not None:
                 # A constant output: written out with its full shape and dtype.
                 value = np.asarray(self.value_of(o)).astype(o.type.dtype)
-                i = self.fresh()
-                self.const_entries.append({"id": i, "index": len(self.consts)})
-                self.consts.append(np.ascontiguousarray(value))
+                i = self.const(value)
                 if value.size == 1 and value.ndim > 0:
                     # A one-element constant would be written in place; keep its shape.
                     out = self.fresh()
-                    self.emit("broadcast", [i], [out], [o.type.dtype], "output", shape=list(value.shape))
+                    self.emit("broadcast", [i], out, o.type.dtype, "output", shape=[int(n) for n in value.shape])
                     i = out
                 self.ids[o] = i
             outputs.append(self.id_of(o))
@@ -471,7 +486,8 @@ def specialize(fgraph: FunctionGraph, shapes) -> FunctionGraph:
 
 
 def describe(fgraph: FunctionGraph, name: str = "graph", input_shapes=None) -> tuple[str, list[np.ndarray]]:
-    """The plain description of `fgraph` handed to Rust: JSON text and the constant arrays."""
+    """The plain description of `fgraph` handed to Rust: JSON text (its shape is fixed by
+    ``python/src/importer/desc.rs``) and the constant arrays it refers to by index."""
     check_supported(fgraph)
     if input_shapes is not None:
         fgraph = specialize(fgraph, input_shapes)

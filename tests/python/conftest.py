@@ -42,6 +42,9 @@ def ptl_literal(a) -> str:
 
 
 def roundtrip_script(prog, args) -> str:
+    """`prog.source()` and a `print` of its function on `args`; the program's bound constants
+    follow them as the last arguments."""
+    args = list(args) + list(prog.constants())
     call = f"{prog.entry}({', '.join(ptl_literal(a) for a in args)})"
     return prog.source() + f"\nprint {call};\n"
 

@@ -47,7 +47,7 @@ def test_check_raises_rendered_diagnostics():
             {"id": 1, "name": "a", "dtype": "float64", "shape": [3]},
             {"id": 2, "name": "b", "dtype": "float64", "shape": [4]},
         ],
-        "nodes": [{"op": "add", "inputs": [1, 2], "outputs": [3], "dtypes": ["float64"], "attrs": {}, "at": "node 0"}],
+        "nodes": [{"op": "add", "inputs": [1, 2], "output": 3, "dtype": "float64", "at": "node 0"}],
         "outputs": [3],
     }
     prog = pytensor_ptl.Program(_ptl.build_program(json.dumps(desc), []))
@@ -59,7 +59,7 @@ def test_rust_side_names_the_node():
     desc = {
         "name": "bad",
         "inputs": [{"id": 1, "name": "a", "dtype": "float64", "shape": [3]}],
-        "nodes": [{"op": "frobnicate", "inputs": [1], "outputs": [2], "dtypes": ["float64"], "at": "node 7 `Frob`"}],
+        "nodes": [{"op": "frobnicate", "inputs": [1], "output": 2, "dtype": "float64", "at": "node 7 `Frob`"}],
         "outputs": [2],
     }
     with pytest.raises(NotImplementedError, match="node 7 `Frob`: operation `frobnicate`"):

@@ -58,7 +58,7 @@ def test_wrong_rank_and_shape_are_clear_errors():
     # compiled into the function, before any element is computed.
     with pytest.raises(Exception) as e:
         f(np.ones((3, 4)), np.ones(5))
-    assert "shape mismatch" in str(e.value)
+    assert "differ" in str(e.value), str(e.value)
 
 
 def test_the_gil_is_released_while_ptl_computes():

@@ -1,0 +1,232 @@
+//! The graph description `pytensor_ptl/importer.py` writes, as types: JSON whose shape is fixed
+//! here, so a description that does not have it is refused when it is read, naming the node.
+//!
+//! ```json
+//! {"name": "graph",
+//!  "inputs": [{"id": 1, "name": "x", "dtype": "float64", "shape": [null, 3]}],
+//!  "consts": [{"id": 2, "index": 0, "name": "W"}],
+//!  "nodes": [{"op": "dot", "inputs": [1, 2], "output": 3, "dtype": "float64", "at": "node 0 ..."},
+//!            {"op": "reduce", "kind": "sum", "axes": [1], "in_ndim": 2,
+//!             "inputs": [3], "output": 4, "dtype": "float64", "at": "node 1 ..."}],
+//!  "outputs": [4]}
+//! ```
+//!
+//! Values are numbered by `id`; a node's inputs are ids defined earlier (inputs, constants or
+//! node outputs). `consts[k].index` is the position of the constant's array in the list passed
+//! next to the description. Dtypes are NumPy's names of ptl's five dtypes.
+
+use std::fmt;
+
+use ptl_lang::DType;
+use serde::de::{Deserializer, Error as _};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Graph {
+    /// The name of the ptl function.
+    pub name: String,
+    pub inputs: Vec<Input>,
+    #[serde(default)]
+    pub consts: Vec<Const>,
+    /// In topological order.
+    pub nodes: Vec<Node>,
+    pub outputs: Vec<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    pub id: usize,
+    pub name: String,
+    pub dtype: NpDType,
+    /// `None` for a dim unknown until run time.
+    pub shape: Vec<Option<u64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Const {
+    pub id: usize,
+    /// Position in the list of arrays passed next to the description.
+    pub index: usize,
+    /// PyTensor's name of the constant, if it has one: the parameter's name when the constant
+    /// is passed as an argument.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// A dtype as NumPy names it (`"float64"`); only ptl's dtypes are accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub struct NpDType(pub DType);
+
+pub const NUMPY_NAMES: [(&str, DType); 5] = [
+    ("bool", DType::Bool),
+    ("int32", DType::I32),
+    ("int64", DType::I64),
+    ("float32", DType::F32),
+    ("float64", DType::F64),
+];
+
+impl From<NpDType> for &'static str {
+    fn from(d: NpDType) -> &'static str {
+        NUMPY_NAMES.iter().find(|(_, x)| *x == d.0).map_or("?", |(n, _)| n)
+    }
+}
+
+impl TryFrom<String> for NpDType {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        NUMPY_NAMES.iter().find(|(n, _)| *n == name).map(|&(_, d)| NpDType(d)).ok_or_else(|| {
+            let known: Vec<&str> = NUMPY_NAMES.iter().map(|(n, _)| *n).collect();
+            format!("dtype `{name}` is not one of ptl's ({})", known.join(", "))
+        })
+    }
+}
+
+/// One PyTensor operation with one output.
+#[derive(Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+    /// The `op` as written, for the message refusing an unknown one.
+    pub op: String,
+    pub inputs: Vec<usize>,
+    pub output: usize,
+    /// PyTensor's dtype of the output.
+    pub dtype: DType,
+    /// Where the node sits in the PyTensor graph, for error messages.
+    pub at: String,
+}
+
+/// What a node computes, tagged by `op`; the other keys of the node are the fields.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum NodeKind {
+    /// The input itself (a copy, a view, a type-casting op), cast to the output dtype if needed.
+    Alias,
+    /// The sum of one or more inputs.
+    Add,
+    /// The product of one or more inputs.
+    Mul,
+    Sub,
+    TrueDiv,
+    Pow,
+    Neg,
+    Exp,
+    Log,
+    Log1p,
+    Sqrt,
+    Tanh,
+    Abs,
+    Sigmoid,
+    Softplus,
+    Sqr,
+    Reciprocal,
+    Identity,
+    Maximum,
+    Minimum,
+    /// `clip(x, lo, hi)`.
+    Clip,
+    /// `switch(cond, a, b)`.
+    Switch,
+    /// The second input broadcast against the first.
+    Second,
+    /// To the output dtype.
+    Cast,
+    /// Bitwise operations; only on bool.
+    And,
+    Or,
+    Xor,
+    Invert,
+    /// Comparisons; `compute` is the dtype PyTensor compares in (the operands' upcast).
+    Gt { compute: NpDType },
+    Ge { compute: NpDType },
+    Lt { compute: NpDType },
+    Le { compute: NpDType },
+    Eq { compute: NpDType },
+    Neq { compute: NpDType },
+    /// PyTensor's `DimShuffle`: `order[i]` is the input axis of output axis `i`, or `None` for
+    /// a new broadcastable axis; input axes left out (all of size 1) are dropped.
+    #[serde(rename = "dimshuffle")]
+    DimShuffle { order: Vec<Option<usize>>, in_ndim: usize },
+    Dot,
+    /// `beta * y + alpha * (a @ x)` with inputs `[y, alpha, a, x, beta]`.
+    Gemv,
+    Gemm,
+    /// A reduction over `axes` (sorted input axes) of a rank-`in_ndim` input.
+    Reduce { kind: ReduceKind, axes: Vec<usize>, in_ndim: usize },
+    Softmax { axis: usize },
+    LogSoftmax { axis: usize },
+    /// PyTensor's `Alloc`: the input broadcast to `shape`.
+    Broadcast { shape: Vec<u64> },
+    /// Row-major reshape; `None` is the one size inferred from the others.
+    Reshape { shape: Vec<Option<u64>> },
+    /// Any other `op`: refused by the importer with the node named.
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReduceKind {
+    Sum,
+    Max,
+    Min,
+    Mean,
+    All,
+    Any,
+}
+
+/// The keys of a node besides its kind's.
+const ENVELOPE: [&str; 4] = ["at", "inputs", "output", "dtype"];
+
+/// The fields around the kind, read in a second step so that an error can name the node.
+#[derive(Deserialize)]
+struct NodeFields {
+    #[serde(default)]
+    at: String,
+    inputs: Vec<usize>,
+    output: usize,
+    dtype: NpDType,
+    #[serde(flatten)]
+    kind: NodeKind,
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        let at = value.get("at").and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let op = value.get("op").and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let located = |message: &dyn fmt::Display| D::Error::custom(Located { at: &at, message: &message.to_string() });
+        let f = NodeFields::deserialize(&value).map_err(|e| located(&e))?;
+        if let Some(key) = stray_key(&value, &f.kind) {
+            return Err(located(&format!("unknown field `{key}` for `{op}`")));
+        }
+        Ok(Node { kind: f.kind, op, inputs: f.inputs, output: f.output, dtype: f.dtype.0, at: f.at })
+    }
+}
+
+/// A key of `value` that is neither the envelope's nor `kind`'s. Serde refuses those for kinds
+/// with fields, but lets them through for kinds without: writing the kind back shows its keys.
+fn stray_key(value: &serde_json::Value, kind: &NodeKind) -> Option<String> {
+    if *kind == NodeKind::Unknown {
+        return None;
+    }
+    let own = serde_json::to_value(kind).ok()?;
+    let own = own.as_object()?;
+    value.as_object()?.keys().find(|k| !ENVELOPE.contains(&k.as_str()) && !own.contains_key(*k)).cloned()
+}
+
+/// A message prefixed with the node it is about.
+pub struct Located<'a, M: fmt::Display> {
+    pub at: &'a str,
+    pub message: &'a M,
+}
+
+impl<M: fmt::Display> fmt::Display for Located<'_, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.at.is_empty() { write!(f, "{}", self.message) } else { write!(f, "{}: {}", self.at, self.message) }
+    }
+}

@@ -1,0 +1,281 @@
+//! One node of the description to one `let` of the function.
+
+use ptl_lang::DType;
+use ptl_lang::ast::{BinOp, Expr, ExprKind};
+use ptl_lang::ops::{BinaryOp, Builtin, ReduceOp, UnaryOp};
+
+use super::desc::{Node, NodeKind, ReduceKind};
+use super::error::{ImportError, Result};
+use super::syntax::{ascribe, bin, boolean, call, cast, ex, float, int, int_list, neg};
+use super::Builder;
+
+/// The node's inputs, which must be exactly `N`.
+fn inputs<const N: usize>(node: &Node) -> Result<[usize; N]> {
+    node.inputs.as_slice().try_into().map_err(|_| {
+        ImportError::malformed(&node.at, format!("`{}` takes {N} inputs, got {}", node.op, node.inputs.len()))
+    })
+}
+
+fn builtin(b: Builtin, args: Vec<Expr>) -> Expr {
+    call(b.name(), args)
+}
+
+fn unary(op: UnaryOp, x: Expr) -> Expr {
+    builtin(Builtin::Unary(op), vec![x])
+}
+
+fn select(c: Expr, a: Expr, e: Expr) -> Expr {
+    builtin(Builtin::Where, vec![c, a, e])
+}
+
+pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
+    let at = node.at.as_str();
+    let dt = node.dtype;
+    let out = node.output;
+    let e = match &node.kind {
+        NodeKind::Unknown => {
+            return Err(ImportError::unsupported(at, format!("operation `{}` is not supported by ptl", node.op)));
+        }
+        NodeKind::Alias => {
+            let [x] = inputs(node)?;
+            let (v, have) = b.get(x, at)?.clone();
+            if have == dt {
+                // The same value under a second id: no `let` needed.
+                return b.define(out, v, dt, at);
+            }
+            b.operand(x, dt, at)?
+        }
+        NodeKind::Add | NodeKind::Mul => {
+            let o = if node.kind == NodeKind::Add { BinOp::Add } else { BinOp::Mul };
+            let args = b.args_in(&node.inputs, dt, at)?;
+            let folded = args.into_iter().reduce(|a, x| bin(o, a, x));
+            folded.ok_or_else(|| ImportError::malformed(at, format!("`{}` without inputs", node.op)))?
+        }
+        NodeKind::Sub | NodeKind::TrueDiv | NodeKind::Pow => {
+            let o = match node.kind {
+                NodeKind::Sub => BinOp::Sub,
+                NodeKind::TrueDiv => BinOp::Div,
+                _ => BinOp::Pow,
+            };
+            let [x, y] = b.args_n(&inputs(node)?, dt, at)?;
+            bin(o, x, y)
+        }
+        NodeKind::Neg => {
+            let [x] = b.args_n(&inputs(node)?, dt, at)?;
+            neg(x)
+        }
+        NodeKind::Sqr => {
+            let [x] = b.args_n(&inputs(node)?, dt, at)?;
+            bin(BinOp::Mul, x.clone(), x)
+        }
+        NodeKind::Reciprocal => {
+            let [x] = b.args_n(&inputs(node)?, dt, at)?;
+            bin(BinOp::Div, float(1.0), x)
+        }
+        NodeKind::Identity => {
+            let [x] = b.args_n(&inputs(node)?, dt, at)?;
+            x
+        }
+        NodeKind::Exp => elementwise_unary(b, node, UnaryOp::Exp)?,
+        NodeKind::Log => elementwise_unary(b, node, UnaryOp::Log)?,
+        NodeKind::Log1p => elementwise_unary(b, node, UnaryOp::Log1p)?,
+        NodeKind::Sqrt => elementwise_unary(b, node, UnaryOp::Sqrt)?,
+        NodeKind::Tanh => elementwise_unary(b, node, UnaryOp::Tanh)?,
+        NodeKind::Abs => elementwise_unary(b, node, UnaryOp::Abs)?,
+        NodeKind::Sigmoid => elementwise_unary(b, node, UnaryOp::Sigmoid)?,
+        NodeKind::Maximum | NodeKind::Minimum => {
+            let op = if node.kind == NodeKind::Maximum { BinaryOp::Maximum } else { BinaryOp::Minimum };
+            let [x, y] = b.args_n(&inputs(node)?, dt, at)?;
+            builtin(Builtin::Pair(op), vec![x, y])
+        }
+        NodeKind::Softplus => {
+            // PyTensor's piecewise definition, branch for branch.
+            let [x] = b.args_n(&inputs(node)?, dt, at)?;
+            let exp = |e: Expr| unary(UnaryOp::Exp, e);
+            select(
+                bin(BinOp::Lt, x.clone(), float(-37.0)),
+                exp(x.clone()),
+                select(
+                    bin(BinOp::Lt, x.clone(), float(18.0)),
+                    unary(UnaryOp::Log1p, exp(x.clone())),
+                    select(bin(BinOp::Lt, x.clone(), float(33.3)), bin(BinOp::Add, x.clone(), exp(neg(x.clone()))), x),
+                ),
+            )
+        }
+        NodeKind::Clip => {
+            let [x, lo, hi] = b.args_n(&inputs(node)?, dt, at)?;
+            let max = builtin(Builtin::Pair(BinaryOp::Maximum), vec![x, lo]);
+            builtin(Builtin::Pair(BinaryOp::Minimum), vec![max, hi])
+        }
+        NodeKind::Switch => {
+            let [c, x, y] = inputs(node)?;
+            let cond = b.arg_in(c, DType::Bool, b.is_literal(c), at)?;
+            let alone = b.is_literal(x) && b.is_literal(y);
+            select(cond, b.arg_in(x, dt, alone, at)?, b.arg_in(y, dt, alone, at)?)
+        }
+        NodeKind::Second => {
+            // `v` broadcast against `a`: a condition that is true everywhere, with `a`'s shape.
+            let [a, v] = inputs(node)?;
+            let shape_of = b.operand(a, b.dtype(a, at)?, at)?;
+            let value = b.arg_in(v, dt, false, at)?;
+            let value = if b.is_literal(v) { ascribe(value, dt, &[]) } else { value };
+            select(bin(BinOp::Eq, shape_of.clone(), shape_of), value.clone(), value)
+        }
+        NodeKind::Cast => {
+            let [x] = inputs(node)?;
+            let have = b.dtype(x, at)?;
+            let x = b.arg_in(x, have, true, at)?;
+            if have == dt { x } else { cast(x, dt) }
+        }
+        NodeKind::And | NodeKind::Or | NodeKind::Xor | NodeKind::Invert => bitwise(b, node)?,
+        NodeKind::Gt { compute } => comparison(b, node, BinOp::Gt, compute.0)?,
+        NodeKind::Ge { compute } => comparison(b, node, BinOp::Ge, compute.0)?,
+        NodeKind::Lt { compute } => comparison(b, node, BinOp::Lt, compute.0)?,
+        NodeKind::Le { compute } => comparison(b, node, BinOp::Le, compute.0)?,
+        NodeKind::Eq { compute } => comparison(b, node, BinOp::Eq, compute.0)?,
+        NodeKind::Neq { compute } => comparison(b, node, BinOp::Ne, compute.0)?,
+        NodeKind::DimShuffle { order, in_ndim } => {
+            let [x] = inputs(node)?;
+            dimshuffle(b.operand(x, dt, at)?, order, *in_ndim, at)?
+        }
+        NodeKind::Dot => {
+            let [x, y] = inputs(node)?;
+            bin(BinOp::MatMul, b.operand(x, dt, at)?, b.operand(y, dt, at)?)
+        }
+        NodeKind::Gemv | NodeKind::Gemm => {
+            // beta * y + alpha * (a @ x)
+            let [y, alpha, a, x, beta] = inputs(node)?;
+            let y = b.operand(y, dt, at)?;
+            let alpha = b.arg_in(alpha, dt, false, at)?;
+            let ax = bin(BinOp::MatMul, b.operand(a, dt, at)?, b.operand(x, dt, at)?);
+            let beta = b.arg_in(beta, dt, false, at)?;
+            bin(BinOp::Add, bin(BinOp::Mul, beta, y), bin(BinOp::Mul, alpha, ax))
+        }
+        NodeKind::Reduce { kind, axes, in_ndim } => reduce(b, node, *kind, axes, *in_ndim)?,
+        NodeKind::Softmax { axis } | NodeKind::LogSoftmax { axis } => {
+            let log = matches!(node.kind, NodeKind::LogSoftmax { .. });
+            let [x] = inputs(node)?;
+            builtin(Builtin::Softmax { log }, vec![b.operand(x, dt, at)?, int(*axis as i64)])
+        }
+        NodeKind::Broadcast { shape } => {
+            let [x] = inputs(node)?;
+            let dims = ex(ExprKind::Array(shape.iter().map(|&n| size(n, at)).collect::<Result<_>>()?));
+            builtin(Builtin::Broadcast, vec![b.operand(x, dt, at)?, dims])
+        }
+        NodeKind::Reshape { shape } => {
+            let [x] = inputs(node)?;
+            if shape.iter().filter(|d| d.is_none()).count() > 1 {
+                return Err(ImportError::unsupported(at, "a shape with more than one size unknown until run time"));
+            }
+            let dims = shape.iter().map(|d| d.map_or(Ok(ex(ExprKind::UnknownDim)), |n| size(n, at))).collect::<Result<_>>()?;
+            builtin(Builtin::Reshape, vec![b.operand(x, dt, at)?, ex(ExprKind::Array(dims))])
+        }
+    };
+    b.bind(out, dt, e, at)
+}
+
+/// A size as a literal; sizes beyond `i64` cannot be ptl literals.
+fn size(n: u64, at: &str) -> Result<Expr> {
+    i64::try_from(n).map(int).map_err(|_| ImportError::malformed(at, format!("size {n} is out of range")))
+}
+
+fn elementwise_unary(b: &Builder, node: &Node, op: UnaryOp) -> Result<Expr> {
+    let [x] = b.args_n(&inputs(node)?, node.dtype, &node.at)?;
+    Ok(unary(op, x))
+}
+
+/// Compares in `compute`, the dtype PyTensor chose for the operands.
+fn comparison(b: &Builder, node: &Node, op: BinOp, compute: DType) -> Result<Expr> {
+    let [x, y] = b.args_n(&inputs(node)?, compute, &node.at)?;
+    Ok(bin(op, x, y))
+}
+
+/// Bitwise operations on bool, as comparisons and selections.
+fn bitwise(b: &Builder, node: &Node) -> Result<Expr> {
+    let at = node.at.as_str();
+    if node.dtype != DType::Bool {
+        return Err(ImportError::unsupported(at, format!("bitwise `{}` on {} (only on bool)", node.op, node.dtype)));
+    }
+    Ok(match node.kind {
+        NodeKind::Invert => {
+            let [x] = b.args_n(&inputs(node)?, DType::Bool, at)?;
+            bin(BinOp::Eq, x, boolean(false))
+        }
+        NodeKind::And => {
+            let [x, y] = b.args_n(&inputs(node)?, DType::Bool, at)?;
+            select(x, y, boolean(false))
+        }
+        NodeKind::Or => {
+            let [x, y] = b.args_n(&inputs(node)?, DType::Bool, at)?;
+            select(x, boolean(true), y)
+        }
+        _ => {
+            let [x, y] = b.args_n(&inputs(node)?, DType::Bool, at)?;
+            bin(BinOp::Ne, x, y)
+        }
+    })
+}
+
+fn reduce(b: &Builder, node: &Node, kind: ReduceKind, axes: &[usize], in_ndim: usize) -> Result<Expr> {
+    let at = node.at.as_str();
+    let [x] = inputs(node)?;
+    if axes.iter().any(|&a| a >= in_ndim) || axes.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(ImportError::malformed(at, format!("axes {axes:?} are not sorted axes of a rank-{in_ndim} input")));
+    }
+    // `all` and `any` are `min` and `max` of bools.
+    let (op, input_dtype) = match kind {
+        ReduceKind::Sum => (ReduceOp::Sum, node.dtype),
+        ReduceKind::Max => (ReduceOp::Max, node.dtype),
+        ReduceKind::Min => (ReduceOp::Min, node.dtype),
+        ReduceKind::Mean => (ReduceOp::Mean, node.dtype),
+        ReduceKind::All => (ReduceOp::Min, DType::Bool),
+        ReduceKind::Any => (ReduceOp::Max, DType::Bool),
+    };
+    let x = b.operand(x, input_dtype, at)?;
+    let f = Builtin::Reduce(op);
+    Ok(if axes.is_empty() {
+        x
+    } else if axes.len() == in_ndim {
+        builtin(f, vec![x])
+    } else {
+        builtin(f, vec![x, int_list(axes.iter().map(|&a| a as i64))])
+    })
+}
+
+/// PyTensor's `DimShuffle`: drop the axes `order` leaves out, permute, insert new axes
+/// (`None` in `order`).
+fn dimshuffle(mut x: Expr, order: &[Option<usize>], ndim: usize, at: &str) -> Result<Expr> {
+    let kept: Vec<usize> = order.iter().filter_map(|&o| o).collect();
+    let mut seen = vec![false; ndim];
+    for &k in &kept {
+        match seen.get_mut(k) {
+            Some(s) if !*s => *s = true,
+            _ => {
+                let written: Vec<String> = order.iter().map(|o| o.map_or("x".to_string(), |i| i.to_string())).collect();
+                let message = format!("order ({}) is no shuffle of {ndim} axes", written.join(", "));
+                return Err(ImportError::malformed(at, message));
+            }
+        }
+    }
+    // Drop, highest axis first so the lower indices stay valid.
+    for axis in (0..ndim).rev().filter(|&a| !seen[a]) {
+        x = builtin(Builtin::Squeeze, vec![x, int(axis as i64)]);
+    }
+    // The kept axes in their input order are positions 0.. now; `perm` lists them in output order.
+    let mut sorted = kept.clone();
+    sorted.sort_unstable();
+    let perm: Vec<usize> = kept.iter().map(|k| sorted.partition_point(|s| s < k)).collect();
+    if perm.iter().enumerate().any(|(i, &p)| p != i) {
+        x = if perm.len() == 2 {
+            ex(ExprKind::Transpose(Box::new(x)))
+        } else {
+            builtin(Builtin::Transpose, vec![x, int_list(perm.iter().map(|&p| p as i64))])
+        };
+    }
+    for (pos, o) in order.iter().enumerate() {
+        if o.is_none() {
+            x = builtin(Builtin::Expand, vec![x, int(pos as i64)]);
+        }
+    }
+    Ok(x)
+}
