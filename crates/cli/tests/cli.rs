@@ -380,9 +380,15 @@ fn run_reports_run_time_shape_errors() {
             .arg(&f)
             .args(["--fn", "f", "--arg", "x=[1, 2]", "--arg", "y=[1, 2, 3]"])
             .args(mode)
+            .env("NO_COLOR", "1")
             .assert()
             .code(1)
-            .stderr(contains("error:").and(contains("panicked").not()));
+            // The same report from both backends, at the op's span.
+            .stderr(
+                contains("[E0011] Error: the operands of `+` differ in size at axis 0")
+                    .and(contains("x + y"))
+                    .and(contains("panicked").not()),
+            );
     }
 }
 

@@ -32,6 +32,7 @@ pub use error::InterpError;
 use error::Result;
 use signature::{SymbolBindings, match_type};
 
+use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::span::Span;
 use ptl_lang::typed::{TExpr, TExprKind, TFn, TLet, TProgram, TStmt};
 use ptl_lang::types::Dim;
@@ -106,7 +107,19 @@ impl Interp<'_> {
         let mut frame = Frame::default();
         for (param, arg) in f.params.iter().zip(args) {
             let who = format!("argument `{}`", param.name);
+            let before = frame.syms.clone();
             if let Err(detail) = match_type(&param.ty, &arg, &who, &mut frame.syms) {
+                // A call inside the program: the dims the checker let through (a `?` for a
+                // static or named dim) are a run-time check, reported as compiled code does.
+                if let (Some(at), Some(axis)) = (&span, signature::mismatched_axis(&param.ty, &arg, &before)) {
+                    let check = RuntimeCheck::Argument {
+                        function: name.to_string(),
+                        param: param.name.clone(),
+                        axis,
+                        expected: param.ty.dims[axis].to_string(),
+                    };
+                    return Err(InterpError::check(check, at, format!("it has type {}: {detail}", arg.tensor_type())));
+                }
                 return Err(InterpError::ArgumentMismatch {
                     function: name.to_string(),
                     param: param.name.clone(),

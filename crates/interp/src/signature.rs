@@ -18,6 +18,27 @@ impl SymbolBindings {
     }
 }
 
+/// The first axis where `value`'s dims do not fit `ty` given the bindings `syms` (and those
+/// `ty`'s own earlier dims make), when dtype and rank fit.
+pub(crate) fn mismatched_axis(ty: &TensorType, value: &Value, syms: &SymbolBindings) -> Option<usize> {
+    if value.dtype() != ty.dtype || value.shape().len() != ty.rank() {
+        return None;
+    }
+    let mut local: Vec<(&str, usize)> = Vec::new();
+    for (i, (dim, &n)) in ty.dims.iter().zip(value.shape()).enumerate() {
+        match dim {
+            Dim::Static(m) if n as u64 != *m => return Some(i),
+            Dim::Symbol(s) => match syms.get(s).or_else(|| local.iter().find(|(l, _)| l == s).map(|(_, m)| *m)) {
+                Some(m) if m != n => return Some(i),
+                Some(_) => {}
+                None => local.push((s, n)),
+            },
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Checks `value` against `ty`, binding unbound symbols to the value's dims. `who` names the
 /// value in messages (`argument `x``). On mismatch, returns what is wrong.
 pub(crate) fn match_type(ty: &TensorType, value: &Value, who: &str, syms: &mut SymbolBindings) -> Result<(), String> {

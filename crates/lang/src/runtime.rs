@@ -48,6 +48,9 @@ impl RuntimeCheck {
             RuntimeCheck::MatMulBatch { lhs, rhs, axis } => {
                 format!("batch dimension {axis} of `{lhs}` @ `{rhs}` differs")
             }
+            RuntimeCheck::Reshape { from, to } if to.dims.contains(&crate::types::Dim::Unknown) => {
+                format!("cannot reshape `{from}` to `{to}`: the element count is not a multiple of the other dims")
+            }
             RuntimeCheck::Reshape { from, to } => {
                 format!("cannot reshape `{from}` to `{to}`: the element count differs")
             }

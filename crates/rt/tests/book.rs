@@ -11,10 +11,10 @@
 //!   the info string (`ptl,error,E0006`), or both:
 //!   - a `text` block starting with `[E` holds the diagnostics exactly as `ptl check` prints
 //!     them without colour, for a file named `example.ptl`;
-//!   - a `text` block starting with `error:` holds a run-time error as `ptl run --interp`
-//!     prints it; the program must type-check, the interpreter must fail with exactly that
-//!     message, and the compiled run must fail too (its message comes from the compiled
-//!     code's own checks and is not compared);
+//!   - for a program that type-checks, the `text` block holds the run-time report as `ptl run`
+//!     prints it (a failed run-time check, `[E0011]`): the interpreter and the compiled run
+//!     must both fail, and both reports must render exactly as the block (the interpreter's
+//!     note of the sizes it saw is not part of the comparison: compiled code cannot know them);
 //!   - a code in the info string must be the code of one of the diagnostics.
 //! - `ptl,repl`: a REPL session. Lines starting with `> ` are input, the other lines the
 //!   expected output of the input above them. Definitions (`fn`, `let`) accumulate; any other
@@ -178,17 +178,26 @@ fn check_error(engine: &mut Engine, block: &Block, code: Option<&str>, expected:
                 return Err("type-checks, but its info string names an error code".into());
             }
             let want = normalize(&expected.expect("checked above").code);
-            let got = match ptl_interp::run_program(&prog) {
+            let interp = match ptl_interp::run_program(&prog) {
                 Ok(v) => return Err(format!("type-checks and runs, printing:\n{}", printed(&v))),
-                Err(e) => format!("error: {e}"),
+                Err(e) => e.diagnostic(),
             };
+            let compiled = match engine.run_script(&prog) {
+                Ok(v) => return Err(format!("the interpreter fails but the compiled run prints:\n{}", printed(&v))),
+                Err(e) => e.diagnostic().ok_or_else(|| format!("the compiled run fails without a report: {e}"))?,
+            };
+            // What both backends know: the check, its message and span, and the rule.
+            let mut interp = interp;
+            interp.notes.retain(|n| compiled.notes.contains(n));
+            let got = render_all(&[interp], ERROR_FILE, src, false);
             if want != normalize(&got) {
-                return Err(diff("run-time error", &want, &got));
+                return Err(diff("run-time report (interpreter)", &want, &got));
             }
-            match engine.run_script(&prog) {
-                Ok(v) => Err(format!("the interpreter fails but the compiled run prints:\n{}", printed(&v))),
-                Err(_) => Ok(()),
+            let got = render_all(&[compiled], ERROR_FILE, src, false);
+            if want != normalize(&got) {
+                return Err(diff("run-time report (compiled)", &want, &got));
             }
+            Ok(())
         }
     }
 }

@@ -129,8 +129,12 @@ pub fn normalize_error(text: &str) -> String {
     lines.join("\n")
 }
 
+/// The first line of the expectation of a program that type-checks but fails when it runs;
+/// the rendered run-time report follows it.
+pub const RUNTIME_ERROR: &str = "runtime error";
+
 /// What the frontend and the reference interpreter make of a fixture's program: the printed
-/// lines, or the rendered diagnostics (a run-time failure as `runtime error: ...`).
+/// lines, or the rendered diagnostics (a run-time failure as [`RUNTIME_ERROR`] and its report).
 pub fn evaluate(source: &str, file_name: &str) -> Expected {
     match ptl_lang::frontend(source) {
         Err(diags) => Expected::Error(normalize_error(&render_all(
@@ -148,7 +152,10 @@ pub fn evaluate(source: &str, file_name: &str) -> Expected {
                     })
                     .collect(),
             ),
-            Err(e) => Expected::Error(format!("runtime error: {e}")),
+            Err(e) => Expected::Error(normalize_error(&format!(
+                "{RUNTIME_ERROR}\n{}",
+                render_all(&[e.diagnostic()], file_name, source, false)
+            ))),
         },
     }
 }
