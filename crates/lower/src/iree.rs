@@ -192,3 +192,27 @@ fn summarize(e: &eerie::compiler::CompilerError) -> String {
         .collect();
     if errors.is_empty() { format!("{e}") } else { errors.join("; ") }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The identity (and so every cache key) changes with the installed compiler's version.
+    #[test]
+    fn identity_follows_the_installed_version() {
+        let root = std::env::temp_dir().join(format!("ptl-identity-{}", std::process::id()));
+        let libs = root.join("site-packages/iree/compiler/_mlir_libs");
+        std::fs::create_dir_all(&libs).unwrap();
+        std::fs::write(libs.join("libIREECompiler.so"), b"not a real library").unwrap();
+        let dist = root.join("site-packages/iree_base_compiler-9.8.7.dist-info");
+        std::fs::create_dir_all(&dist).unwrap();
+        std::fs::write(dist.join("METADATA"), "Metadata-Version: 2.1\nName: iree-base-compiler\nVersion: 9.8.7\n").unwrap();
+        let first = library_identity(&libs);
+        assert!(first.starts_with("iree-base-compiler 9.8.7 at "), "{first}");
+        std::fs::write(dist.join("METADATA"), "Version: 9.8.8\n").unwrap();
+        let second = library_identity(&libs);
+        assert!(second.starts_with("iree-base-compiler 9.8.8 at "), "{second}");
+        assert_ne!(first, second);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}

@@ -35,14 +35,21 @@ fn same(got: &Value, want: &Value) -> bool {
     if got.dtype() != want.dtype() || got.shape() != want.shape() {
         return false;
     }
-    let bits = |v: &Value| -> Vec<f64> {
+    let floats = |v: &Value| -> Option<Vec<f64>> {
         match v {
-            Value::F32(a) => a.iter().map(|&x| x as f64).collect(),
-            Value::F64(a) => a.iter().copied().collect(),
-            other => map_value!(other, a => a.iter().map(|x| format!("{x:?}").len() as f64).collect()),
+            Value::F32(a) => Some(a.iter().map(|&x| x as f64).collect()),
+            Value::F64(a) => Some(a.iter().copied().collect()),
+            _ => None,
         }
     };
-    bits(got).iter().zip(bits(want)).all(|(a, b)| (a.is_nan() && b.is_nan()) || *a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()))
+    match (floats(got), floats(want)) {
+        (Some(g), Some(w)) => {
+            g.iter().zip(&w).all(|(a, b)| (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()))
+        }
+        // Integers and bools: exactly, element by element in row-major order.
+        _ => map_value!(got, a => a.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>())
+            == map_value!(want, a => a.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>()),
+    }
 }
 
 /// Runs `name` compiled and interpreted; both must succeed and agree.
@@ -54,6 +61,66 @@ fn agree(e: &mut Engine, prog: &TProgram, name: &str, args: &[Value]) -> Vec<Val
         assert!(same(g, w), "`{name}` on {args:?}: compiled {g:?} vs interpreter {w:?}");
     }
     got
+}
+
+// ---- failed run-time checks: the interpreter's report, never IREE's text ----
+
+/// Every fixture that type-checks but fails when it runs fails compiled with the same check:
+/// the same message and span (the interpreter only adds a note of the sizes it saw), and no
+/// IREE status text.
+#[test]
+fn failed_run_time_checks_report_what_the_interpreter_reports() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/errors");
+    let mut e = engine();
+    let mut seen = 0;
+    for f in ptl_testkit::fixture::load_all(&dir) {
+        let Ok(prog) = ptl_lang::frontend(&f.source) else { continue };
+        let want = match ptl_interp::run_program(&prog) {
+            Ok(_) => continue,
+            Err(err) => err.diagnostic(),
+        };
+        seen += 1;
+        let name = f.path.display();
+        let err = e.run_script(&prog).expect_err(&format!("{name}: the compiled run must fail"));
+        let text = err.to_string();
+        assert!(!text.contains("iree/") && !text.contains("Status"), "{name}: IREE text reached the user: {text}");
+        let got = err.diagnostic().unwrap_or_else(|| panic!("{name}: no report for {err}"));
+        assert_eq!((&got.message, &got.span, got.kind), (&want.message, &want.span, want.kind), "{name}");
+        assert!(got.notes.iter().all(|n| want.notes.contains(n)), "{name}: {:?} vs {:?}", got.notes, want.notes);
+    }
+    assert!(seen >= 5, "expected the run-time error fixtures under {}", dir.display());
+}
+
+/// The same through `Engine::call`, where the arguments arrive at run time.
+#[test]
+fn failed_run_time_checks_in_called_functions() {
+    let src = "fn add(a: f64[?], b: f64[3]) -> f64[3] { a + b }\n\
+               fn same(a: f64[?], b: f64[?]) { a * b }\n\
+               fn mm(a: f64[?, 2, 2], b: f64[3, 2, 2]) { a @ b }\n\
+               fn inner(a: f64[2, ?], b: f64[3]) { a @ b }\n\
+               fn largest(x: f64[?, ?]) { min(x, 1) }\n\
+               fn rows(x: f64[?]) { reshape(x, [?, 2]) }\n";
+    let prog = frontend(src);
+    let mut e = engine();
+    let m = |shape: &[usize]| f64s(shape, &vec![1.0; shape.iter().product()]);
+    let cases: Vec<(&str, Vec<Value>)> = vec![
+        ("add", vec![m(&[1]), m(&[3])]),
+        ("add", vec![m(&[4]), m(&[3])]),
+        ("same", vec![m(&[1]), m(&[3])]),
+        ("same", vec![m(&[3]), m(&[0])]),
+        ("mm", vec![m(&[1, 2, 2]), m(&[3, 2, 2])]),
+        ("inner", vec![m(&[2, 2]), m(&[3])]),
+        ("largest", vec![m(&[2, 0])]),
+        ("rows", vec![m(&[3])]),
+    ];
+    for (name, args) in cases {
+        let want = ptl_interp::call_function(&prog, name, &args).expect_err(name).diagnostic();
+        let err = e.call(&prog, name, &args).expect_err(name);
+        let got = err.diagnostic().unwrap_or_else(|| panic!("{name}: no report for {err}"));
+        assert_eq!((&got.message, &got.span), (&want.message, &want.span), "{name} on {args:?}");
+    }
+    // The engine still works after failures.
+    assert_eq!(e.call(&prog, "same", &[m(&[2]), m(&[2])]).unwrap(), vec![m(&[2])]);
 }
 
 // ---- arguments that do not fit the signature never reach IREE ----
