@@ -1,0 +1,90 @@
+//! The lowering of each op family, read off the MLIR it builds (no IREE involved): how many
+//! loop nests an expression becomes, where run-time checks stand, which linalg ops appear.
+
+use ptl_lower::{Entry, lower_program};
+
+fn mlir(src: &str, function: &str) -> (String, usize) {
+    let prog = ptl_lang::frontend(src).unwrap_or_else(|d| panic!("does not check:\n{src}\n{d:?}"));
+    let lowered = lower_program(&prog, &Entry::Function(function.into())).expect("lowers");
+    let checks = lowered.checks.len();
+    (lowered.mlir, checks)
+}
+
+/// The text of `func.func @name` alone.
+fn body<'m>(module: &'m str, name: &str) -> &'m str {
+    let start = module.find(&format!("func.func @{name}(")).unwrap_or_else(|| panic!("no @{name} in\n{module}"));
+    let rest = &module[start..];
+    let end = rest[1..].find("func.func @").map_or(rest.len(), |i| i + 1);
+    &rest[..end]
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
+#[test]
+fn elementwise_broadcasts_fold_into_the_consumer() {
+    // Scalars broadcast to `x`'s shape are read through indexing maps: one loop nest per op.
+    let (m, checks) = mlir("fn f(x: f64[n]) { x * 2.0 + 1.0 }", "f");
+    assert_eq!(count(body(&m, "f"), "linalg.generic"), 2, "{m}");
+    assert_eq!(checks, 0, "nothing to check: every dim is static or named\n{m}");
+}
+
+#[test]
+fn a_stretched_unknown_dim_takes_its_size_from_the_sibling() {
+    // `b: f64[1]` stretches into `a`'s `?`: still one loop nest, and nothing to check.
+    let (m, checks) = mlir("fn f(a: f64[?], b: f64[1]) { a + b }", "f");
+    assert_eq!(count(body(&m, "f"), "linalg.generic"), 1, "{m}");
+    assert_eq!(checks, 0, "{m}");
+}
+
+#[test]
+fn a_question_dim_meeting_a_static_one_is_checked_once() {
+    let (m, checks) = mlir("fn f(a: f64[?], b: f64[3]) -> f64[3] { a + b }", "f");
+    let f = body(&m, "f");
+    assert_eq!(count(f, "cf.assert"), 1, "{m}");
+    // The function and its checks-only twin each hold the check.
+    assert_eq!(checks, 2, "{m}");
+    let twin = body(&m, "__ptl_checks_f");
+    assert_eq!(count(twin, "cf.assert"), 1, "{m}");
+    // The twin returns nothing, so IREE drops its computations.
+    assert!(!twin.lines().next().unwrap_or_default().contains("->"), "{twin}");
+    // `?` parameters are hidden from IREE's shape inference in the function itself.
+    assert!(f.contains("util.optimization_barrier"), "{f}");
+    assert!(!twin.contains("util.optimization_barrier"), "{twin}");
+}
+
+#[test]
+fn two_question_dims_are_checked_equal() {
+    let (m, _) = mlir("fn f(a: f64[?], b: f64[?]) { a * b }", "f");
+    assert_eq!(count(body(&m, "f"), "cf.assert"), 1, "{m}");
+    // Named dims are bound by the signature: nothing to check inside.
+    let (m, checks) = mlir("fn f(a: f64[n], b: f64[n]) { a * b }", "f");
+    assert_eq!((count(&m, "cf.assert"), checks), (0, 0), "{m}");
+}
+
+#[test]
+fn reductions_check_for_empty_axes_only_where_needed() {
+    let (m, _) = mlir("fn f(x: f64[?, 3]) { max(x, 0) }", "f");
+    assert_eq!(count(body(&m, "f"), "cf.assert"), 1, "{m}");
+    let (m, _) = mlir("fn f(x: f64[?, 3]) { max(x, 1) }", "f");
+    assert_eq!(count(body(&m, "f"), "cf.assert"), 0, "a static 3 is never empty\n{m}");
+    let (m, _) = mlir("fn f(x: f64[?, 3]) { sum(x, 0) }", "f");
+    assert_eq!(count(body(&m, "f"), "cf.assert"), 0, "a sum of nothing is 0\n{m}");
+}
+
+#[test]
+fn contractions_use_named_linalg_ops() {
+    let (m, _) = mlir("fn f(a: f32[n, k], b: f32[k, m]) { a @ b }", "f");
+    assert!(body(&m, "f").contains("linalg.matmul"), "{m}");
+    let (m, _) = mlir("fn f(a: f64[n, k], b: f64[k]) { a @ b }", "f");
+    assert!(body(&m, "f").contains("linalg.matvec"), "{m}");
+    let (m, _) = mlir("fn f(a: f64[b, n, k], b: f64[b, k, m]) { a @ b }", "f");
+    assert!(body(&m, "f").contains("linalg.batch_matmul"), "{m}");
+}
+
+#[test]
+fn sin_and_cos_are_math_ops() {
+    let (m, _) = mlir("fn f(x: f32[n]) { sin(x) + cos(x) }", "f");
+    assert!(m.contains("math.sin") && m.contains("math.cos"), "{m}");
+}
