@@ -47,25 +47,35 @@ impl RtError {
     }
 }
 
-/// IREE's status text without the source file positions it carries (`path/file.c:221: `)
-/// and the "while invoking" trailers: the code and the message are what a user can act on.
+/// IREE's status text reduced to what a user can act on: the status code and its messages,
+/// without the wrapper eerie adds, the C source positions (`iree/.../buffer.c:432: `), the
+/// "while invoking" trailers and the VM stack listing.
 pub fn status_message(text: &str) -> String {
-    let mut parts = Vec::new();
-    for piece in text.split("; ") {
-        let piece = piece.trim();
-        if piece.is_empty() || piece.starts_with("while invoking") || piece.starts_with("while calling") {
-            continue;
-        }
-        // Drop a leading `some/path.c:123: ` location.
-        let cleaned = match piece.split_once(": ") {
-            Some((loc, rest)) if loc.contains('/') && loc.rsplit(':').next().is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())) => rest,
-            _ => piece,
-        };
-        if !cleaned.starts_with('[') {
-            parts.push(cleaned.to_string());
+    let mut t = text;
+    if let Some(i) = t.find("Status: \"") {
+        t = &t[i + "Status: \"".len()..];
+    }
+    for stop in ["\\n[", "\n["] {
+        if let Some(i) = t.find(stop) {
+            t = &t[..i];
         }
     }
-    if parts.is_empty() { text.trim().to_string() } else { parts.join("; ") }
+    let t = t.trim().trim_end_matches('"').trim();
+    let parts: Vec<&str> = t
+        .split("; ")
+        .map(|p| strip_position(p.trim()))
+        .filter(|p| !p.is_empty() && !p.starts_with("while invoking") && !p.starts_with("while calling"))
+        .collect();
+    if parts.is_empty() { t.to_string() } else { parts.join("; ") }
+}
+
+/// `iree/runtime/src/iree/hal/buffer.c:432: OUT_OF_RANGE` -> `OUT_OF_RANGE`.
+fn strip_position(piece: &str) -> &str {
+    let Some((head, rest)) = piece.split_once(": ") else { return piece };
+    let is_position = head.rsplit_once(':').is_some_and(|(file, line)| {
+        (file.ends_with(".c") || file.ends_with(".cc") || file.ends_with(".h")) && !line.is_empty() && line.chars().all(|c| c.is_ascii_digit())
+    });
+    if is_position { rest } else { piece }
 }
 
 #[cfg(test)]
