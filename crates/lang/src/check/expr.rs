@@ -2,20 +2,20 @@
 
 use std::collections::HashMap;
 
-use super::dims::{broadcast, fits, unify};
-use super::dtype::{Weak, can_widen, common};
+use super::dims::fits;
+use super::dtype::{Weak, can_widen};
 use super::env::{Lookup, Scope, suggest};
 use super::literal::{self, Scalar};
-use super::{Checker, Typed, broadcast::explicit, has_type};
+use super::{Checker, Typed, has_type};
 use crate::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::span::Span;
 use crate::ops::{Builtin, Op};
-use crate::typed::{BinaryOp, TExpr, TExprKind, UnaryOp};
+use crate::typed::{BinaryOp, TExpr, TExprKind};
 use crate::types::{DType, Dim, TensorType};
 use crate::value::Value;
 
-fn literal_expr(v: Value, span: Span) -> TExpr {
+pub(crate) fn literal_expr(v: Value, span: Span) -> TExpr {
     let ty = v.tensor_type();
     TExpr::new(TExprKind::Literal(v), ty, span)
 }
@@ -204,191 +204,6 @@ impl Checker {
                 None
             }
         }
-    }
-
-    fn negate(&mut self, t: Typed, span: Span) -> Option<Typed> {
-        if t.dtype() == DType::Bool {
-            let d = Diagnostic::new(ErrorKind::DType, span, "`-` is not defined on bool")
-                .with_label(t.e.span.clone(), has_type(t.ty()))
-                .with_note("negate a condition with `x == false`, or cast to a number first");
-            self.report(d);
-            return None;
-        }
-        if let TExprKind::Literal(v) = &t.e.kind {
-            return match literal::negate(v) {
-                Ok(v) => Some(Typed {
-                    e: literal_expr(v, span),
-                    weak: t.weak,
-                }),
-                Err(msg) => self.error(ErrorKind::BadArgument, span, msg, "this literal"),
-            };
-        }
-        let ty = t.ty().clone();
-        Some(Typed {
-            e: TExpr::op(Op::Unary(UnaryOp::Neg), vec![t.e], ty, span),
-            weak: t.weak,
-        })
-    }
-
-    /// Reports that two operands do not broadcast, labelling both with their types.
-    pub(crate) fn broadcast_error(&mut self, l: &TExpr, r: &TExpr, clash: (Dim, Dim), span: Span) {
-        let d = Diagnostic::new(
-            ErrorKind::Shape,
-            span,
-            format!("cannot broadcast `{}` with `{}`", l.ty, r.ty),
-        )
-        .with_label(l.span.clone(), has_type(&l.ty))
-        .with_label(r.span.clone(), has_type(&r.ty))
-        .with_note(clash_note(&clash.0, &clash.1));
-        self.report(d);
-    }
-
-    /// An elementwise binary operator (also `maximum` and `minimum`).
-    pub(crate) fn binary(
-        &mut self,
-        op: BinaryOp,
-        sym: &str,
-        l: Typed,
-        r: Typed,
-        span: Span,
-    ) -> Option<Typed> {
-        let arith = op.is_arithmetic();
-        let mut ok = true;
-        if arith && (l.dtype() == DType::Bool || r.dtype() == DType::Bool) {
-            let mut d = Diagnostic::new(
-                ErrorKind::DType,
-                span.clone(),
-                format!("`{sym}` is not defined on bool operands"),
-            );
-            for t in [&l, &r] {
-                if t.dtype() == DType::Bool {
-                    d = d.with_label(t.e.span.clone(), has_type(t.ty()));
-                }
-            }
-            d = d.with_note("cast to a number first, e.g. `cast(b, i64)`");
-            self.report(d);
-            ok = false;
-        }
-        let dims = match broadcast(&l.ty().dims, &r.ty().dims) {
-            Ok(d) => Some(d),
-            Err(clash) => {
-                self.broadcast_error(&l.e, &r.e, clash, span.clone());
-                None
-            }
-        };
-        if !ok {
-            return None;
-        }
-        let dims = dims?;
-        let mut target = common(l.key(), r.key());
-        if op == BinaryOp::Div && !target.is_float() {
-            target = DType::F64;
-        }
-        let result = if op.is_comparison() {
-            DType::Bool
-        } else {
-            target
-        };
-        let weak = if l.weak.is_some() && r.weak.is_some() && !op.is_comparison() {
-            Some(Weak::of(result))
-        } else {
-            None
-        };
-        let le = self.convert(l, target);
-        let re = self.convert(r, target);
-        let operands = explicit(vec![le?, re?], &dims);
-        Some(Typed {
-            e: TExpr::op(Op::Binary(op), operands, TensorType::new(result, dims), span),
-            weak,
-        })
-    }
-
-    fn matmul(&mut self, l: Typed, r: Typed, span: Span) -> Option<Typed> {
-        if l.dtype() == DType::Bool || r.dtype() == DType::Bool {
-            let mut d = Diagnostic::new(
-                ErrorKind::DType,
-                span.clone(),
-                "`@` is not defined on bool operands",
-            );
-            for t in [&l, &r] {
-                if t.dtype() == DType::Bool {
-                    d = d.with_label(t.e.span.clone(), has_type(t.ty()));
-                }
-            }
-            self.report(d);
-            return None;
-        }
-        let (ld, rd) = (&l.ty().dims, &r.ty().dims);
-        let (lr, rr) = (ld.len(), rd.len());
-        let rank_error = |this: &mut Checker, msg: String| {
-            let d = Diagnostic::new(ErrorKind::Rank, span.clone(), msg)
-                .with_label(l.e.span.clone(), has_type(l.ty()))
-                .with_label(r.e.span.clone(), has_type(r.ty()));
-            this.report(d);
-        };
-        if lr == 0 || rr == 0 {
-            rank_error(
-                self,
-                "`@` needs operands of rank 1 or more; use `*` to multiply by a scalar".to_string(),
-            );
-            return None;
-        }
-        // (left inner, right inner, result dims without the batch dims)
-        let (li, ri, tail): (&Dim, &Dim, Vec<Dim>) = match (lr, rr) {
-            (1, 1) => (&ld[0], &rd[0], vec![]),
-            (2, 1) => (&ld[1], &rd[0], vec![ld[0].clone()]),
-            (1, 2) => (&ld[0], &rd[0], vec![rd[1].clone()]),
-            (a, b) if a == b => (
-                &ld[a - 1],
-                &rd[a - 2],
-                vec![ld[a - 2].clone(), rd[a - 1].clone()],
-            ),
-            _ => {
-                rank_error(
-                    self,
-                    format!(
-                        "`@` cannot multiply rank {lr} by rank {rr}: a batched product needs operands of the same rank"
-                    ),
-                );
-                return None;
-            }
-        };
-        if unify(li, ri).is_none() {
-            let d = Diagnostic::new(
-                ErrorKind::Shape,
-                span.clone(),
-                format!("inner dimensions differ: `{li}` vs `{ri}`"),
-            )
-            .with_label(l.e.span.clone(), has_type(l.ty()))
-            .with_label(r.e.span.clone(), has_type(r.ty()));
-            self.report(d);
-            return None;
-        }
-        let mut dims = Vec::new();
-        if lr >= 3 {
-            for i in 0..lr - 2 {
-                match unify(&ld[i], &rd[i]) {
-                    Some(d) => dims.push(d),
-                    None => {
-                        let d = Diagnostic::new(
-                            ErrorKind::Shape,
-                            span.clone(),
-                            format!("batch dimensions differ: `{}` vs `{}`", ld[i], rd[i]),
-                        )
-                        .with_label(l.e.span.clone(), has_type(l.ty()))
-                        .with_label(r.e.span.clone(), has_type(r.ty()))
-                        .with_note("the batch dims of `@` must be equal (they do not broadcast)");
-                        self.report(d);
-                        return None;
-                    }
-                }
-            }
-        }
-        dims.extend(tail);
-        let target = common(l.key(), r.key());
-        let le = self.convert(l, target);
-        let re = self.convert(r, target);
-        Some(Typed::strong(TExpr::op(Op::MatMul, vec![le?, re?], TensorType::new(target, dims), span)))
     }
 
     /// Gives a checked value a declared type (a `let` annotation, an ascription, a declared

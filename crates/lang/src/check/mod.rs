@@ -7,13 +7,13 @@
 //! is reported once.
 
 mod broadcast;
-mod builtins;
 mod dims;
 mod dtype;
 mod env;
 mod expr;
 mod items;
 mod literal;
+mod ops;
 
 use std::collections::{HashMap, HashSet};
 
