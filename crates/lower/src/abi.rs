@@ -1,6 +1,7 @@
 //! The function boundary: bool tensors travel as `i8` (0/1) and become `i1` inside.
 
-use melior::ir::{Value, r#type::IntegerType};
+use melior::dialect::{arith, ods::tensor};
+use melior::ir::{Value, attribute::IntegerAttribute, r#type::IntegerType};
 use ptl_lang::{DType, TensorType};
 
 use crate::ops::elementwise::dynamic_sizes;
@@ -16,8 +17,8 @@ pub fn from_abi<'c, 'a>(e: &Emitter<'c, 'a>, scope: &Scope<'c, 'a>, v: Value<'c,
     }
     let i8t = IntegerType::new(e.ctx, 8).into();
     convert_elements(e, scope, v, ty, i8t, e.i1(), |inner, x| {
-        let zero = inner.op1("arith.constant", &[], i8t, &[("value", melior::ir::attribute::IntegerAttribute::new(i8t, 0).into())])?;
-        inner.append(melior::dialect::arith::cmpi(inner.ctx, melior::dialect::arith::CmpiPredicate::Ne, x, zero, inner.loc))
+        let zero = inner.append(arith::constant(inner.ctx, IntegerAttribute::new(i8t, 0).into(), inner.loc))?;
+        inner.append(arith::cmpi(inner.ctx, arith::CmpiPredicate::Ne, x, zero, inner.loc))
     })
 }
 
@@ -27,7 +28,7 @@ pub fn to_abi<'c, 'a>(e: &Emitter<'c, 'a>, scope: &Scope<'c, 'a>, v: Value<'c, '
         return Ok(v);
     }
     let i8t = IntegerType::new(e.ctx, 8).into();
-    convert_elements(e, scope, v, ty, e.i1(), i8t, |inner, x| inner.op1("arith.extui", &[x], i8t, &[]))
+    convert_elements(e, scope, v, ty, e.i1(), i8t, |inner, x| inner.append(arith::extui(x, i8t, inner.loc)))
 }
 
 fn convert_elements<'c, 'a>(
@@ -42,7 +43,7 @@ fn convert_elements<'c, 'a>(
     let idx: Vec<Idx> = (0..ty.rank()).map(Idx::Loop).collect();
     let sizes = dynamic_sizes(e, scope, &ty.dims, &[(v, idx.clone())])?;
     let out_ty = tensor_type_with_shape_elem(e.ctx, &static_shape(&ty.dims), to);
-    let init = e.op1("tensor.empty", &sizes, out_ty, &[])?;
+    let init = e.append(tensor::empty(e.ctx, out_ty, &sizes, e.loc).into())?;
     let iters = vec![Iter::Parallel; ty.rank()];
     e.generic(&[(v, idx.clone(), from)], init, &idx, to, &iters, |inner, args| body(inner, args[0]))
 }

@@ -2,9 +2,12 @@
 
 use melior::{
     Context,
-    dialect::{arith, cf},
+    dialect::{
+        arith, cf,
+        ods::{linalg, tensor},
+    },
     ir::{
-        AffineMap, Attribute, Block, BlockLike, Identifier, Location, OperationRef, Region,
+        AffineMap, Attribute, Block, BlockLike, Identifier, Location, Region,
         operation::OperationLike,
         RegionLike, Type, Value,
         AffineExpr, ValueLike,
@@ -48,32 +51,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
         Emitter { ctx, block, loc }
     }
 
-    /// Appends an operation and returns it.
-    pub fn op(
-        &self,
-        name: &str,
-        operands: &[Value<'c, 'a>],
-        results: &[Type<'c>],
-        attrs: &[(&str, Attribute<'c>)],
-    ) -> Result<OperationRef<'c, 'a>> {
-        let attrs: Vec<_> = attrs.iter().map(|(k, v)| (Identifier::new(self.ctx, k), *v)).collect();
-        let op = OperationBuilder::new(name, self.loc)
-            .add_operands(operands)
-            .add_results(results)
-            .add_attributes(&attrs)
-            .build()?;
-        Ok(self.block.append_operation(op))
-    }
-
-    /// Appends a one-result operation and returns its result.
-    pub fn op1(
-        &self,
-        name: &str,
-        operands: &[Value<'c, 'a>],
-        result: Type<'c>,
-        attrs: &[(&str, Attribute<'c>)],
-    ) -> Result<Value<'c, 'a>> {
-        Ok(self.op(name, operands, &[result], attrs)?.result(0)?.into())
+    /// Appends a one-result operation given by name, for ops melior has no builder for
+    /// (IREE's, in generic form).
+    fn op1(&self, name: &str, operands: &[Value<'c, 'a>], result: Type<'c>) -> Result<Value<'c, 'a>> {
+        let op = OperationBuilder::new(name, self.loc).add_operands(operands).add_results(&[result]).build()?;
+        self.append(op)
     }
 
     pub fn append(&self, op: melior::ir::Operation<'c>) -> Result<Value<'c, 'a>> {
@@ -108,13 +90,13 @@ impl<'c, 'a> Emitter<'c, 'a> {
     /// `tensor.dim %t, axis`.
     pub fn dim(&self, tensor: Value<'c, 'a>, axis: usize) -> Result<Value<'c, 'a>> {
         let c = self.const_index(axis as i64)?;
-        self.op1("tensor.dim", &[tensor, c], self.index_type(), &[])
+        self.append(tensor::dim(self.ctx, self.index_type(), tensor, c, self.loc).into())
     }
 
     /// `tensor.empty` of the given shape; `dynamic` holds one index per `?` in `shape`.
     pub fn empty(&self, shape: &[u64], dtype: DType, dynamic: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>> {
         let ty = tensor_type_with_shape(self.ctx, shape, dtype);
-        self.op1("tensor.empty", dynamic, ty, &[])
+        self.append(tensor::empty(self.ctx, ty, dynamic, self.loc).into())
     }
 
     /// `tensor.cast` when the static information differs; a no-op otherwise. Where a dynamic
@@ -135,7 +117,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 self.check_equal(d, expected, check(axis))?;
             }
         }
-        self.op1("tensor.cast", &[value], to, &[])
+        self.append(tensor::cast(self.ctx, to, value, self.loc).into())
     }
 
     /// `tensor.cast` of a node's value to its static type. The node's op has checked its
@@ -178,13 +160,14 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 dims.push(self.dim(value, axis)?);
             }
         }
-        let behind = self.op1("util.optimization_barrier", &[value], value.r#type(), &[])?;
+        let behind = self.op1("util.optimization_barrier", &[value], value.r#type())?;
         if dims.is_empty() {
             return Ok(behind);
         }
         let mut operands = vec![behind];
         operands.extend(dims);
-        self.op1("flow.tensor.tie_shape", &operands, value.r#type(), &[])
+        // IREE's op too, in generic form: no builder exists for it.
+        self.op1("flow.tensor.tie_shape", &operands, value.r#type())
     }
 
     /// The run-time size of `value`'s dim `axis` (a constant when static).
@@ -245,13 +228,14 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 .map(|i| body_block.argument(i).map(Into::into))
                 .collect::<std::result::Result<Vec<Value<'c, '_>>, _>>()?;
             let result = body(&inner, &args)?;
-            inner.op("linalg.yield", &[result], &[], &[])?;
+            inner.block.append_operation(linalg::r#yield(self.ctx, &[result], self.loc).into());
         }
         let region = Region::new();
         region.append_block(body_block);
 
         let mut operands: Vec<Value<'c, 'a>> = inputs.iter().map(|(v, _, _)| *v).collect();
         operands.push(init);
+        // melior has no usable builder for `linalg.generic`.
         let op = OperationBuilder::new("linalg.generic", self.loc)
             .add_operands(&operands)
             .add_results(&[init.r#type()])
@@ -284,6 +268,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
     pub fn named_linalg(&self, name: &str, inputs: &[Value<'c, 'a>], init: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
         let mut operands = inputs.to_vec();
         operands.push(init);
+        // Named linalg ops have no usable builder either; the body comes from MLIR below.
         let op = OperationBuilder::new(name, self.loc)
             .add_operands(&operands)
             .add_results(&[init.r#type()])

@@ -1,7 +1,8 @@
 //! Lowering of typed expressions: leaves and calls here, ops by their family (`ops`).
 
+use melior::dialect::func;
 use melior::ir::{
-    Type, Value,
+    BlockLike, Type, Value,
     attribute::{DenseElementsAttribute, FlatSymbolRefAttribute},
 };
 use ptl_lang::typed::{TExpr, TExprKind, TProgram};
@@ -93,8 +94,8 @@ pub fn call<'c, 'a>(
     }
     let callee_results: Vec<Type<'c>> = callee.results.iter().map(|t| abi_tensor_type(e.ctx, t)).collect();
     let symbol = if checks::in_twin() { crate::module::twin_name(name) } else { name.to_string() };
-    let attrs = [("callee", FlatSymbolRefAttribute::new(e.ctx, &symbol).into())];
-    let op = e.op("func.call", &operands, &callee_results, &attrs)?;
+    let callee_ref = FlatSymbolRefAttribute::new(e.ctx, &symbol);
+    let op = e.block.append_operation(func::call(e.ctx, callee_ref, &operands, &callee_results, e.loc));
     let mut out = Vec::new();
     for (i, ty) in result_tys.iter().enumerate() {
         let r: Value<'c, 'a> = op.result(i)?.into();

@@ -206,7 +206,7 @@ fn lower_fn<'c>(ctx: &'c Context, prog: &TProgram, f: &TFn, checks_only: bool) -
         if checks_only {
             outs.clear();
         }
-        e.op("func.return", &outs, &[], &[])?;
+        block.append_operation(func::r#return(&outs, loc));
     }
     let region = Region::new();
     region.append_block(block);
@@ -248,7 +248,7 @@ fn lower_script<'c>(ctx: &'c Context, prog: &TProgram, checks_only: bool) -> Res
             outs.clear();
             result_types.clear();
         }
-        e.op("func.return", &outs, &[], &[])?;
+        block.append_operation(func::r#return(&outs, loc));
     }
     let region = Region::new();
     region.append_block(block);

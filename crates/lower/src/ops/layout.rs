@@ -1,6 +1,7 @@
 //! The layout family: broadcast, transpose, expand, squeeze (index remappings as parallel
 //! `linalg.generic`s) and reshape (`tensor.reshape`).
 
+use melior::dialect::{arith, ods::tensor};
 use melior::ir::Value;
 use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::{DType, Dim, Span, TensorType};
@@ -134,11 +135,10 @@ pub fn reshape<'c, 'a>(
     x_ty: &TensorType,
     to: &TensorType,
 ) -> Result<Value<'c, 'a>> {
-    let idx = e.index_type();
     let mut total = e.const_index(1)?;
     for i in 0..x_ty.rank() {
         let n = e.dim_value(x, i)?;
-        total = e.op1("arith.muli", &[total, n], idx, &[])?;
+        total = e.append(arith::muli(total, n, e.loc))?;
     }
     let mut known = e.const_index(1)?;
     let mut sizes: Vec<Option<Value<'c, 'a>>> = Vec::new();
@@ -149,7 +149,7 @@ pub fn reshape<'c, 'a>(
             Dim::Unknown => None,
         };
         if let Some(v) = v {
-            known = e.op1("arith.muli", &[known, v], idx, &[])?;
+            known = e.append(arith::muli(known, v, e.loc))?;
         }
         sizes.push(v);
     }
@@ -159,11 +159,11 @@ pub fn reshape<'c, 'a>(
         // divide by max(known, 1) and check `known != 0` as well).
         let zero = e.const_index(0)?;
         let one = e.const_index(1)?;
-        let nonzero = e.append(melior::dialect::arith::cmpi(e.ctx, melior::dialect::arith::CmpiPredicate::Ne, known, zero, e.loc))?;
-        let divisor = e.append(melior::dialect::arith::select(nonzero, known, one, e.loc))?;
-        let rem = e.op1("arith.remui", &[total, divisor], idx, &[])?;
-        let divides = e.append(melior::dialect::arith::cmpi(e.ctx, melior::dialect::arith::CmpiPredicate::Eq, rem, zero, e.loc))?;
-        let ok = e.append(melior::dialect::arith::andi(nonzero, divides, e.loc))?;
+        let nonzero = e.append(arith::cmpi(e.ctx, arith::CmpiPredicate::Ne, known, zero, e.loc))?;
+        let divisor = e.append(arith::select(nonzero, known, one, e.loc))?;
+        let rem = e.append(arith::remui(total, divisor, e.loc))?;
+        let divides = e.append(arith::cmpi(e.ctx, arith::CmpiPredicate::Eq, rem, zero, e.loc))?;
+        let ok = e.append(arith::andi(nonzero, divides, e.loc))?;
         e.check(ok, check)?;
         known = divisor;
     } else {
@@ -175,11 +175,11 @@ pub fn reshape<'c, 'a>(
     for s in sizes {
         let v = match s {
             Some(v) => v,
-            None => e.op1("arith.divui", &[total, known], idx, &[])?,
+            None => e.append(arith::divui(total, known, e.loc))?,
         };
-        shape.push(e.op1("arith.index_cast", &[v], i64_ty, &[])?);
+        shape.push(e.append(arith::index_cast(v, i64_ty, e.loc))?);
     }
     let shape_ty = crate::types::tensor_type_with_shape_elem(e.ctx, &[to.rank() as u64], i64_ty);
-    let shape_t = e.op1("tensor.from_elements", &shape, shape_ty, &[])?;
-    e.op1("tensor.reshape", &[x, shape_t], tensor_type(e.ctx, to), &[])
+    let shape_t = e.append(tensor::from_elements(e.ctx, shape_ty, &shape, e.loc).into())?;
+    e.append(tensor::reshape(e.ctx, tensor_type(e.ctx, to), x, shape_t, e.loc).into())
 }

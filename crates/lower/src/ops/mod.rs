@@ -5,6 +5,7 @@ pub mod elementwise;
 pub mod layout;
 pub mod reduction;
 pub mod scalar;
+pub mod trig;
 
 use melior::ir::Value;
 use ptl_lang::ops::{Family, Op};

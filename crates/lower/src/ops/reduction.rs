@@ -86,10 +86,10 @@ pub fn reduce<'c, 'a>(
             Dim::Static(n) => e.const_index(*n as i64)?,
             _ => e.dim(x, a)?,
         };
-        count = e.op1("arith.muli", &[count, d], e.index_type(), &[])?;
+        count = e.append(arith::muli(count, d, e.loc))?;
     }
     let i64_ty = crate::types::element_type(e.ctx, DType::I64);
-    let count = e.op1("arith.index_cast", &[count], i64_ty, &[])?;
+    let count = e.append(arith::index_cast(count, i64_ty, e.loc))?;
     let count = scalar::convert(e, DType::I64, dt, count)?;
     let n = out_ty.rank();
     let ident: Vec<Idx> = (0..n).map(Idx::Loop).collect();

@@ -2,8 +2,8 @@
 
 use melior::{
     dialect::arith::{self, CmpfPredicate, CmpiPredicate},
-    dialect::ods::math,
-    ir::{Operation, Value, ValueLike},
+    dialect::ods::{arith as ods_arith, math},
+    ir::{Operation, Value},
 };
 use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, UnaryOp};
@@ -39,8 +39,9 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
             let den = e.append(arith::addf(one, ex, loc))?;
             arith::divf(one, den, loc)
         }
-        UnaryOp::Sin => math::sin(ctx, x, loc).into(),
-        UnaryOp::Cos => math::cos(ctx, x, loc).into(),
+        // Built from arithmetic: IREE links no libm for f64, see `trig.rs`.
+        UnaryOp::Sin => return super::trig::sin_cos(e, dt, x, false),
+        UnaryOp::Cos => return super::trig::sin_cos(e, dt, x, true),
     };
     e.append(built)
 }
@@ -52,34 +53,35 @@ pub fn binary<'c, 'a>(
     a: Value<'c, 'a>,
     b: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>> {
-    let ty = element_type(e.ctx, dt);
     let float = dt.is_float();
     let boolean = dt == DType::Bool;
     if op.is_comparison() {
         return compare(e, op, dt, a, b);
     }
-    let name = match op {
-        BinaryOp::Add if float => "arith.addf",
-        BinaryOp::Add if boolean => "arith.ori",
-        BinaryOp::Add => "arith.addi",
-        BinaryOp::Sub if float => "arith.subf",
-        BinaryOp::Sub if boolean => "arith.xori",
-        BinaryOp::Sub => "arith.subi",
-        BinaryOp::Mul if float => "arith.mulf",
-        BinaryOp::Mul if boolean => "arith.andi",
-        BinaryOp::Mul => "arith.muli",
-        BinaryOp::Div => "arith.divf",
+    let loc = e.loc;
+    let built: Operation<'c> = match op {
+        BinaryOp::Add if float => arith::addf(a, b, loc),
+        BinaryOp::Add if boolean => arith::ori(a, b, loc),
+        BinaryOp::Add => arith::addi(a, b, loc),
+        BinaryOp::Sub if float => arith::subf(a, b, loc),
+        BinaryOp::Sub if boolean => arith::xori(a, b, loc),
+        BinaryOp::Sub => arith::subi(a, b, loc),
+        BinaryOp::Mul if float => arith::mulf(a, b, loc),
+        BinaryOp::Mul if boolean => arith::andi(a, b, loc),
+        BinaryOp::Mul => arith::muli(a, b, loc),
+        BinaryOp::Div => arith::divf(a, b, loc),
         BinaryOp::Pow if float => return powf(e, dt, a, b),
         BinaryOp::Pow => return ipow(e, dt, a, b),
-        BinaryOp::Maximum if float => "arith.maximumf",
-        BinaryOp::Maximum if boolean => "arith.ori",
-        BinaryOp::Maximum => "arith.maxsi",
-        BinaryOp::Minimum if float => "arith.minimumf",
-        BinaryOp::Minimum if boolean => "arith.andi",
-        BinaryOp::Minimum => "arith.minsi",
+        // `melior::dialect::arith` lacks `maximumf` (it has `maxnumf`, which ignores NaN).
+        BinaryOp::Maximum if float => ods_arith::maximumf(e.ctx, a, b, loc).into(),
+        BinaryOp::Maximum if boolean => arith::ori(a, b, loc),
+        BinaryOp::Maximum => arith::maxsi(a, b, loc),
+        BinaryOp::Minimum if float => arith::minimumf(a, b, loc),
+        BinaryOp::Minimum if boolean => arith::andi(a, b, loc),
+        BinaryOp::Minimum => arith::minsi(a, b, loc),
         _ => unreachable!("comparisons handled above"),
     };
-    e.op1(name, &[a, b], ty, &[])
+    e.append(built)
 }
 
 fn compare<'c, 'a>(
@@ -127,20 +129,22 @@ pub fn convert<'c, 'a>(e: &Emitter<'c, 'a>, from: DType, to: DType, x: Value<'c,
         let zero = e.const_scalar(from, 0.0)?;
         return compare(e, BinaryOp::Ne, from, x, zero);
     }
-    let name = match (from, to) {
-        (DType::F32, DType::F64) => "arith.extf",
-        (DType::F64, DType::F32) => "arith.truncf",
-        (DType::Bool, t) if t.is_float() => "arith.uitofp",
-        (DType::Bool, _) => "arith.extui",
-        (f, t) if f.is_int() && t.is_float() => "arith.sitofp",
-        (f, t) if f.is_float() && t.is_int() => "arith.fptosi",
-        (DType::I32, DType::I64) => "arith.extsi",
-        (DType::I64, DType::I32) => "arith.trunci",
+    let loc = e.loc;
+    let built: Operation<'c> = match (from, to) {
+        (DType::F32, DType::F64) => arith::extf(x, ty, loc),
+        // `arith::truncf` infers its result type, which a narrowing cast cannot.
+        (DType::F64, DType::F32) => ods_arith::truncf(e.ctx, ty, x, loc).into(),
+        (DType::Bool, t) if t.is_float() => arith::uitofp(x, ty, loc),
+        (DType::Bool, _) => arith::extui(x, ty, loc),
+        (f, t) if f.is_int() && t.is_float() => arith::sitofp(x, ty, loc),
+        (f, t) if f.is_float() && t.is_int() => arith::fptosi(x, ty, loc),
+        (DType::I32, DType::I64) => arith::extsi(x, ty, loc),
+        (DType::I64, DType::I32) => arith::trunci(x, ty, loc),
         (f, t) => {
             return Err(crate::error::LowerError::Internal(format!("no conversion from {f} to {t}")));
         }
     };
-    e.op1(name, &[x], ty, &[])
+    e.append(built)
 }
 
 fn cmpf<'c, 'a>(e: &Emitter<'c, 'a>, p: CmpfPredicate, a: Value<'c, 'a>, b: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
@@ -153,20 +157,19 @@ fn cmpi<'c, 'a>(e: &Emitter<'c, 'a>, p: CmpiPredicate, a: Value<'c, 'a>, b: Valu
 
 /// `where` on one element.
 pub fn select<'c, 'a>(e: &Emitter<'c, 'a>, c: Value<'c, 'a>, a: Value<'c, 'a>, b: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
-    e.op1("arith.select", &[c, a, b], a.r#type(), &[])
+    e.append(arith::select(c, a, b, e.loc))
 }
 
 /// `log1p` to full precision near 0 (Goldberg's trick: `log(u) * x / (u - 1)` with `u = 1 + x`),
 /// since IREE expands `math.log1p` as `log(1 + x)`.
 fn log1p<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
-    let ty = element_type(e.ctx, dt);
     let one = e.const_scalar(dt, 1.0)?;
     let inf = e.const_scalar(dt, f64::INFINITY)?;
-    let u = e.op1("arith.addf", &[one, x], ty, &[])?;
-    let d = e.op1("arith.subf", &[u, one], ty, &[])?;
-    let l = e.op1("math.log", &[u], ty, &[])?;
-    let lx = e.op1("arith.mulf", &[l, x], ty, &[])?;
-    let r = e.op1("arith.divf", &[lx, d], ty, &[])?;
+    let u = e.append(arith::addf(one, x, e.loc))?;
+    let d = e.append(arith::subf(u, one, e.loc))?;
+    let l = e.append(math::log(e.ctx, u, e.loc).into())?;
+    let lx = e.append(arith::mulf(l, x, e.loc))?;
+    let r = e.append(arith::divf(lx, d, e.loc))?;
     let zero = e.const_scalar(dt, 0.0)?;
     let tiny = cmpf(e, CmpfPredicate::Oeq, d, zero)?;
     let r = select(e, tiny, x, r)?;
@@ -178,71 +181,69 @@ fn log1p<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>) -> Result<Val
 /// `m = expm1(2|x|)` by Kahan's formula, `tanh|x| = m / (m + 2)`, sign copied from `x`.
 fn tanh_f64<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
     let dt = DType::F64;
-    let ty = element_type(e.ctx, dt);
     let c = |v: f64| e.const_scalar(dt, v);
-    let ax = e.op1("math.absf", &[x], ty, &[])?;
-    let t = e.op1("arith.addf", &[ax, ax], ty, &[])?;
-    let u = e.op1("math.exp", &[t], ty, &[])?;
+    let ax = e.append(math::absf(e.ctx, x, e.loc).into())?;
+    let t = e.append(arith::addf(ax, ax, e.loc))?;
+    let u = e.append(math::exp(e.ctx, t, e.loc).into())?;
     let one = c(1.0)?;
-    let um1 = e.op1("arith.subf", &[u, one], ty, &[])?;
-    let lu = e.op1("math.log", &[u], ty, &[])?;
-    let num = e.op1("arith.mulf", &[um1, t], ty, &[])?;
-    let m = e.op1("arith.divf", &[num, lu], ty, &[])?;
+    let um1 = e.append(arith::subf(u, one, e.loc))?;
+    let lu = e.append(math::log(e.ctx, u, e.loc).into())?;
+    let num = e.append(arith::mulf(um1, t, e.loc))?;
+    let m = e.append(arith::divf(num, lu, e.loc))?;
     let u_is_one = cmpf(e, CmpfPredicate::Oeq, u, one)?;
     let m = select(e, u_is_one, t, m)?;
     let two = c(2.0)?;
-    let den = e.op1("arith.addf", &[m, two], ty, &[])?;
-    let th = e.op1("arith.divf", &[m, den], ty, &[])?;
+    let den = e.append(arith::addf(m, two, e.loc))?;
+    let th = e.append(arith::divf(m, den, e.loc))?;
     // Past 22, tanh is 1 to the last bit (and exp would overflow to inf / inf).
     let limit = c(22.0)?;
     let saturated = cmpf(e, CmpfPredicate::Ogt, ax, limit)?;
     let th = select(e, saturated, one, th)?;
-    e.op1("math.copysign", &[th, x], ty, &[])
+    e.append(math::copysign(e.ctx, th, x, e.loc).into())
 }
 
 /// Float power with NumPy's meaning for a negative base: defined (with the right sign) for
 /// integral exponents, NaN otherwise; `x ** 0 == 1` always.
 fn powf<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
-    let ty = element_type(e.ctx, dt);
     let c = |v: f64| e.const_scalar(dt, v);
-    let ax = e.op1("math.absf", &[x], ty, &[])?;
-    let general = e.op1("math.powf", &[ax, y], ty, &[])?;
-    let fy = e.op1("math.floor", &[y], ty, &[])?;
+    let ax = e.append(math::absf(e.ctx, x, e.loc).into())?;
+    let general = e.append(math::powf(e.ctx, ax, y, e.loc).into())?;
+    let fy = e.append(math::floor(e.ctx, y, e.loc).into())?;
     let is_int = cmpf(e, CmpfPredicate::Oeq, fy, y)?;
     // Small integral exponents by repeated squaring: exact where the result is representable
     // (`3.0 ** 2 == 9.0`), as libm's pow is and exp(y * log(x)) is not.
-    let ay = e.op1("math.absf", &[y], ty, &[])?;
+    let ay = e.append(math::absf(e.ctx, y, e.loc).into())?;
     let limit = c(64.0)?;
     let below = cmpf(e, CmpfPredicate::Olt, ay, limit)?;
-    let small = e.op1("arith.andi", &[is_int, below], e.i1(), &[])?;
+    let small = e.append(arith::andi(is_int, below, e.loc))?;
     let zero = c(0.0)?;
     let ay_safe = select(e, small, ay, zero)?;
     let i64_ty = element_type(e.ctx, DType::I64);
-    let n = e.op1("arith.fptosi", &[ay_safe], i64_ty, &[])?;
+    let n = e.append(arith::fptosi(ay_safe, i64_ty, e.loc))?;
     let one = c(1.0)?;
     let (one_i, zero_i) = (e.const_int(DType::I64, 1)?, e.const_int(DType::I64, 0)?);
     let mut acc = one;
     let mut base = ax;
     for bit in 0..6 {
         let sh = e.const_int(DType::I64, bit)?;
-        let shifted = e.op1("arith.shrui", &[n, sh], i64_ty, &[])?;
-        let b = e.op1("arith.andi", &[shifted, one_i], i64_ty, &[])?;
+        let shifted = e.append(arith::shrui(n, sh, e.loc))?;
+        let b = e.append(arith::andi(shifted, one_i, e.loc))?;
         let set = cmpi(e, CmpiPredicate::Ne, b, zero_i)?;
-        let times = e.op1("arith.mulf", &[acc, base], ty, &[])?;
+        let times = e.append(arith::mulf(acc, base, e.loc))?;
         acc = select(e, set, times, acc)?;
-        base = e.op1("arith.mulf", &[base, base], ty, &[])?;
+        base = e.append(arith::mulf(base, base, e.loc))?;
     }
-    let inv = e.op1("arith.divf", &[one, acc], ty, &[])?;
+    let inv = e.append(arith::divf(one, acc, e.loc))?;
     let y_neg = cmpf(e, CmpfPredicate::Olt, y, zero)?;
     let by_squaring = select(e, y_neg, inv, acc)?;
     let r = select(e, small, by_squaring, general)?;
     // A negative base: defined for integral exponents (sign from parity), NaN otherwise.
     let half = c(0.5)?;
-    let hy = e.op1("arith.mulf", &[y, half], ty, &[])?;
-    let fhy = e.op1("math.floor", &[hy], ty, &[])?;
+    let hy = e.append(arith::mulf(y, half, e.loc))?;
+    let fhy = e.append(math::floor(e.ctx, hy, e.loc).into())?;
     let not_even = cmpf(e, CmpfPredicate::One, fhy, hy)?;
-    let odd = e.op1("arith.andi", &[is_int, not_even], e.i1(), &[])?;
-    let neg_r = e.op1("arith.negf", &[r], ty, &[])?;
+    let odd = e.append(arith::andi(is_int, not_even, e.loc))?;
+    let neg_r = e.append(arith::negf(r, e.loc))?;
     let signed = select(e, odd, neg_r, r)?;
     let nan = c(f64::NAN)?;
     let neg_case = select(e, is_int, signed, nan)?;
@@ -255,7 +256,6 @@ fn powf<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, y: Value<'c, '
 /// Integer power by repeated squaring, unrolled over the exponent's bits (IREE cannot compile
 /// `math.ipowi`). A negative exponent gives 0, or +-1 for a base of +-1.
 fn ipow<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, b: Value<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
-    let ty = element_type(e.ctx, dt);
     let bits = if dt == DType::I32 { 32 } else { 64 };
     let one = e.const_int(dt, 1)?;
     let zero = e.const_int(dt, 0)?;
@@ -263,16 +263,16 @@ fn ipow<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, b: Value<'c, 'a>, x: Value<'c, '
     let mut base = b;
     for i in 0..bits - 1 {
         let sh = e.const_int(dt, i)?;
-        let shifted = e.op1("arith.shrsi", &[x, sh], ty, &[])?;
-        let bit = e.op1("arith.andi", &[shifted, one], ty, &[])?;
+        let shifted = e.append(arith::shrsi(x, sh, e.loc))?;
+        let bit = e.append(arith::andi(shifted, one, e.loc))?;
         let set = cmpi(e, CmpiPredicate::Ne, bit, zero)?;
-        let times = e.op1("arith.muli", &[result, base], ty, &[])?;
+        let times = e.append(arith::muli(result, base, e.loc))?;
         result = select(e, set, times, result)?;
-        base = e.op1("arith.muli", &[base, base], ty, &[])?;
+        base = e.append(arith::muli(base, base, e.loc))?;
     }
     // Negative exponents.
     let minus_one = e.const_int(dt, -1)?;
-    let odd_bit = e.op1("arith.andi", &[x, one], ty, &[])?;
+    let odd_bit = e.append(arith::andi(x, one, e.loc))?;
     let odd = cmpi(e, CmpiPredicate::Ne, odd_bit, zero)?;
     let alt = select(e, odd, minus_one, one)?;
     let b_is_one = cmpi(e, CmpiPredicate::Eq, b, one)?;
