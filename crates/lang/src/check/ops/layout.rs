@@ -10,6 +10,12 @@ use crate::span::Span;
 use crate::typed::TExpr;
 use crate::types::{Dim, TensorType};
 
+/// A shape list as written: `[2, n, ?]`.
+fn shape_text(dims: &[Dim]) -> String {
+    let dims: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", dims.join(", "))
+}
+
 impl Checker {
     pub(crate) fn broadcast_to(
         &mut self,
@@ -19,14 +25,7 @@ impl Checker {
         span: Span,
     ) -> Option<Typed> {
         let src = x.ty().clone();
-        let shape_text = format!(
-            "[{}]",
-            target
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let shape_text = shape_text(&target);
         if src.rank() > target.len() {
             let d = Diagnostic::new(
                 ErrorKind::Rank,
@@ -82,14 +81,7 @@ impl Checker {
         }
         let have = Count::of(&src.dims);
         let want = Count::of(&target);
-        let shape_text = format!(
-            "[{}]",
-            target
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let shape_text = shape_text(&target);
         let mismatch = |this: &mut Checker, note: String| {
             let d = Diagnostic::new(
                 ErrorKind::Shape,
