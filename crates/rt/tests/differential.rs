@@ -1,11 +1,17 @@
-//! Every output fixture runs compiled through MLIR and IREE and must agree with the reference
-//! interpreter: exactly for ints and bools, within rtol 1e-6 (f32) / 1e-12 (f64) for floats.
+//! Every output fixture, and thousands of random well-typed functions, run compiled through
+//! MLIR and IREE and must agree with the reference interpreter: exactly for ints and bools,
+//! within tolerances for floats, and failing where it fails, with the same report.
+
+// The interpreter's errors carry what they report; tests keep many of them.
+#![allow(clippy::result_large_err)]
 
 use std::path::Path;
 
-use ptl_testkit::fixture::{Expected, load_all};
+use ptl_interp::InterpError;
 use ptl_lang::{Value, map_value};
-use ptl_rt::{Engine, EngineOptions};
+use ptl_rt::{Engine, EngineOptions, RtError};
+use ptl_testkit::fixture::{Expected, load_all};
+use ptl_testkit::progen::{self, ArgData, GeneratedArg, GeneratedFn};
 
 fn close_f64(a: f64, b: f64, rtol: f64) -> bool {
     (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= rtol * a.abs().max(b.abs())
@@ -86,14 +92,21 @@ fn compiled_fixtures_agree_with_the_interpreter() {
             Err(e) => failures.push(format!("{name}: compiled run failed: {e}")),
         }
     }
-    // Programs that type-check but fail at run time must fail compiled too, never print.
+    // Programs that type-check but fail at run time must fail compiled too, never print, and
+    // a failed run-time check must be reported as the interpreter reports it.
     for f in &runtime_errors {
         let name = f.path.display().to_string();
-        match ptl_lang::frontend(&f.source).map(|p| engine.run_script(&p)) {
-            Ok(Ok(v)) => failures.push(format!("{name}: compiled run printed {v:?} instead of failing")),
-            // Either the run-time check fires, or IREE folds the constant shapes and refuses them.
-            Ok(Err(e)) => assert!(e.to_string().contains("mismatch") || e.to_string().contains("shape"), "{name}: {e}"),
-            Err(d) => failures.push(format!("{name}: frontend failed: {d:?}")),
+        let prog = match ptl_lang::frontend(&f.source) {
+            Ok(p) => p,
+            Err(d) => {
+                failures.push(format!("{name}: frontend failed: {d:?}"));
+                continue;
+            }
+        };
+        match (ptl_interp::run_program(&prog), engine.run_script(&prog)) {
+            (_, Ok(v)) => failures.push(format!("{name}: compiled run printed {v:?} instead of failing")),
+            (Ok(v), Err(e)) => failures.push(format!("{name}: interpreter printed {v:?}, compiled failed: {e}")),
+            (Err(i), Err(c)) => failures.extend(same_failure(&i, &c).map(|why| format!("{name}: {why}"))),
         }
     }
     assert!(failures.is_empty(), "{} of {} fixtures disagree:\n{}", failures.len(), fixtures.len(), failures.join("\n"));
@@ -110,88 +123,298 @@ fn unknown_dims_are_checked_inside_compiled_code() {
                fn h(a: f64[?]) { reshape(a, [?, 2]) }\n";
     let prog = ptl_lang::frontend(src).expect("checks");
     let mut e = Engine::new(EngineOptions::default()).unwrap();
-    assert_eq!(e.call(&prog, "f", &[f64s(&[1.0, 2.0, 3.0]), f64s(&[1.0, 1.0, 1.0])]).unwrap(), vec![f64s(&[2.0, 3.0, 4.0])]);
-    let err = e.call(&prog, "f", &[f64s(&[1.0, 2.0]), f64s(&[1.0, 1.0, 1.0])]).unwrap_err().to_string();
-    // IREE may turn the check into its own argument assertion; both name the mismatch.
-    assert!(err.contains("mismatch"), "{err}");
     let m = Value::F64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[2, 2]), vec![1.0, 2.0, 3.0, 4.0]).unwrap());
+    assert_eq!(e.call(&prog, "f", &[f64s(&[1.0, 2.0, 3.0]), f64s(&[1.0, 1.0, 1.0])]).unwrap(), vec![f64s(&[2.0, 3.0, 4.0])]);
     assert_eq!(e.call(&prog, "g", &[f64s(&[1.0, 1.0]), m.clone()]).unwrap(), vec![f64s(&[3.0, 7.0])]);
-    let err = e.call(&prog, "g", &[f64s(&[1.0, 1.0, 1.0]), m]).unwrap_err().to_string();
-    assert!(err.contains("mismatch"), "{err}");
-    let err = e.call(&prog, "h", &[f64s(&[1.0, 2.0, 3.0])]).unwrap_err().to_string();
-    assert!(err.contains("`reshape`") || err.contains("mismatch"), "{err}");
+    // A `?` of size 1 does not stretch: only a static 1 does.
+    let failing: [(&str, Vec<Value>); 4] = [
+        ("f", vec![f64s(&[1.0, 2.0]), f64s(&[1.0, 1.0, 1.0])]),
+        ("f", vec![f64s(&[1.0]), f64s(&[1.0, 1.0, 1.0])]),
+        ("g", vec![f64s(&[1.0, 1.0, 1.0]), m]),
+        ("h", vec![f64s(&[1.0, 2.0, 3.0])]),
+    ];
+    for (name, args) in &failing {
+        let want = ptl_interp::call_function(&prog, name, args).expect_err("the interpreter rejects it");
+        let got = e.call(&prog, name, args).expect_err("compiled code rejects it");
+        assert!(matches!(want, InterpError::Check { .. }), "{name}: {want}");
+        assert_eq!(same_failure(&want, &got), None, "{name}");
+    }
     // The engine is still usable after a failed call.
     assert_eq!(e.call(&prog, "h", &[f64s(&[1.0, 2.0])]).unwrap()[0].shape(), &[1, 2]);
 }
 
-/// Random arguments in [-2, 2) of the generated program's shapes and dtype.
-fn random_args(g: &ptl_testkit::progen::GeneratedProgram, seed: u64) -> Vec<Value> {
-    let mut rng = ptl_testkit::progen::Rng::new(seed ^ 0xA5A5);
-    g.arg_shapes
-        .iter()
-        .map(|shape| {
-            let len: usize = shape.iter().product();
-            let data: Vec<f64> = (0..len).map(|_| rng.float(-2.0, 2.0)).collect();
-            let a = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(shape), data).unwrap();
-            match g.dtype {
-                ptl_lang::DType::F32 => Value::F32(a.mapv(|x| x as f32)),
-                _ => Value::F64(a),
-            }
-        })
-        .collect()
+// Random programs: batches of generated functions (`ptl_testkit::progen`), each run by the
+// interpreter and compiled. A case is one generated function. The functions the interpreter
+// runs are compiled together, behind one function that calls them all (`progen::hub`), since
+// each compile costs IREE ~0.4 s; a function the interpreter rejects is called alone, as it
+// must fail compiled too.
+
+/// Functions per compiled program.
+const BATCH: usize = 32;
+/// Operation levels per generated expression.
+const DEPTH: usize = 3;
+
+fn value(a: &GeneratedArg) -> Value {
+    fn array<T>(shape: &[usize], v: Vec<T>) -> ndarray::ArrayD<T> {
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(shape), v).expect("shape fits the data")
+    }
+    let s = &a.shape;
+    match (&a.data, a.dtype) {
+        (ArgData::Float(v), ptl_lang::DType::F32) => Value::F32(array(s, v.iter().map(|&x| x as f32).collect())),
+        (ArgData::Float(v), _) => Value::F64(array(s, v.clone())),
+        (ArgData::Int(v), ptl_lang::DType::I32) => Value::I32(array(s, v.iter().map(|&x| x as i32).collect())),
+        (ArgData::Int(v), _) => Value::I64(array(s, v.clone())),
+        (ArgData::Bool(v), _) => Value::Bool(array(s, v.clone())),
+    }
 }
 
-/// Like `compare`, with an absolute tolerance as well: random programs subtract nearly equal
-/// values, where a relative bound alone would demand more than either side's accuracy.
-fn close_enough(got: &Value, want: &Value) -> Option<String> {
-    let (rtol, atol) = if got.dtype() == ptl_lang::DType::F32 { (1e-5, 1e-5) } else { (1e-10, 1e-10) };
+/// Why `got` differs from `want`: integers and bools must be equal, floats within a relative
+/// plus an absolute tolerance (random programs subtract nearly equal values, where a relative
+/// bound alone would demand more than either side's accuracy); NaN equals NaN. `via_f32` says
+/// an `f64` result may have passed through `f32`, which limits its accuracy to `f32`'s.
+fn close_enough(got: &Value, want: &Value, via_f32: bool) -> Option<String> {
     if got.dtype() != want.dtype() || got.shape() != want.shape() {
         return Some(format!("type {} vs expected {}", got.tensor_type(), want.tensor_type()));
     }
-    let as_f64 = |v: &Value| -> Vec<f64> {
-        match v {
-            Value::F32(a) => a.iter().map(|&x| x as f64).collect(),
-            Value::F64(a) => a.iter().copied().collect(),
-            other => map_value!(other, a => a.iter().map(|x| format!("{x:?}").len() as f64).collect()),
+    fn floats<T: Copy + Into<f64>>(g: &ndarray::ArrayD<T>, w: &ndarray::ArrayD<T>, rtol: f64, atol: f64) -> Option<String> {
+        for (i, (a, b)) in g.iter().zip(w.iter()).enumerate() {
+            let (a, b): (f64, f64) = ((*a).into(), (*b).into());
+            let ok = (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + rtol * a.abs().max(b.abs());
+            if !ok {
+                return Some(format!("element {i}: {a:?} vs expected {b:?}"));
+            }
         }
+        None
+    }
+    fn exact<T: PartialEq + std::fmt::Debug>(g: &ndarray::ArrayD<T>, w: &ndarray::ArrayD<T>) -> Option<String> {
+        let i = g.iter().zip(w.iter()).position(|(a, b)| a != b)?;
+        Some(format!("element {i}: {:?} vs expected {:?}", g.iter().nth(i)?, w.iter().nth(i)?))
+    }
+    match (got, want) {
+        (Value::F32(g), Value::F32(w)) => floats(g, w, 1e-5, 1e-5),
+        (Value::F64(g), Value::F64(w)) if via_f32 => floats(g, w, 1e-5, 1e-5),
+        (Value::F64(g), Value::F64(w)) => floats(g, w, 1e-10, 1e-10),
+        (Value::I32(g), Value::I32(w)) => exact(g, w),
+        (Value::I64(g), Value::I64(w)) => exact(g, w),
+        (Value::Bool(g), Value::Bool(w)) => exact(g, w),
+        _ => Some("dtypes differ".to_string()),
+    }
+}
+
+/// Whether the function computes anything in `f32`.
+fn via_f32(f: &GeneratedFn) -> bool {
+    f.source.contains("f32")
+}
+
+/// Where both sides fail, whether they fail alike: a failed run-time check must give the same
+/// message at the same span (the interpreter may add a note on the sizes it saw); an argument
+/// that does not fit the signature must be rejected by both.
+fn same_failure(interp: &InterpError, compiled: &RtError) -> Option<String> {
+    if !matches!(interp, InterpError::Check { .. }) {
+        return None;
+    }
+    let want = interp.diagnostic();
+    match compiled.diagnostic() {
+        Some(got) if (&got.message, &got.span, got.kind) == (&want.message, &want.span, want.kind) => None,
+        Some(got) => Some(format!(
+            "both failed, differently:\n  interpreter: {} at {:?}\n  compiled:    {} at {:?}",
+            want.message, want.span, got.message, got.span
+        )),
+        None => Some(format!("both failed, differently:\n  interpreter: {} at {:?}\n  compiled:    {compiled}", want.message, want.span)),
+    }
+}
+
+/// A failure report: everything needed to run the case again by hand.
+fn report(f: &GeneratedFn, what: &str) -> String {
+    let args: Vec<String> = f.params.iter().zip(&f.args).map(|(p, a)| format!("  {} = {}", p.name, a.literal())).collect();
+    let note = f.inconsistent.as_ref().map(|n| format!("contradicting size: {n}\n")).unwrap_or_default();
+    format!(
+        "{}: {what}\n{}sizes n, m, k = {:?} (function seed {})\n{note}arguments:\n{}\n",
+        f.name,
+        f.source,
+        f.sizes,
+        f.seed,
+        args.join("\n")
+    )
+}
+
+/// What one batch did.
+#[derive(Default)]
+struct Tally {
+    cases: usize,
+    /// Cases the interpreter rejects (each compiled alone, unless the arguments never reach IREE).
+    rejected: usize,
+    failures: Vec<String>,
+    /// Functions IREE 3.13 cannot compile for a known reason of its own (never a wrong answer),
+    /// and batches whose combined module it cannot compile although every function alone
+    /// agrees. Counted and bounded, not hidden: see `KNOWN_IREE_LIMITS`.
+    iree_limits: Vec<String>,
+}
+
+/// IREE 3.13 compile failures with no ptl cause, by the exact message IREE gives: a reduction
+/// whose operand IREE sizes by an unbounded dynamic dim ("exceeded stack allocation limit"),
+/// and a codegen verification failure that appears only when many functions share a module.
+const KNOWN_IREE_LIMITS: &[&str] = &[
+    "'func.func' op exceeded stack allocation limit of 32768 bytes for function",
+    "'linalg.generic' op write affecting operations on global resources are restricted to workgroup distributed contexts",
+];
+
+/// At most this share of generated cases may hit a known IREE limit.
+const IREE_LIMIT_SHARE: f64 = 0.03;
+
+fn known_iree_limit(e: &RtError) -> bool {
+    let text = e.to_string();
+    text.starts_with("IREE failed to compile the program") && KNOWN_IREE_LIMITS.iter().any(|k| text.contains(k))
+}
+
+/// Calls one generated function compiled and compares with the interpreter's outcome.
+fn check_alone(engine: &mut Engine, prog: &ptl_lang::typed::TProgram, f: &GeneratedFn, args: &[Value], want: &Result<Vec<Value>, InterpError>) -> Option<String> {
+    let got = engine.call(prog, &f.name, args);
+    let why = match (got, want) {
+        (Ok(got), Ok(want)) => got.first().zip(want.first()).and_then(|(g, w)| close_enough(g, w, via_f32(f))),
+        (Ok(got), Err(e)) => Some(format!("compiled returned {got:?} where the interpreter failed: {e}")),
+        (Err(e), Ok(_)) if known_iree_limit(&e) => return Some(format!("{KNOWN}{}", report(f, &e.to_string()))),
+        (Err(e), Ok(want)) => Some(format!("compiled failed where the interpreter returned {want:?}:\n  {e}")),
+        (Err(c), Err(i)) => same_failure(i, &c),
     };
-    for (i, (a, b)) in as_f64(got).iter().zip(as_f64(want)).enumerate() {
-        let ok = (a.is_nan() && b.is_nan()) || *a == b || (a - b).abs() <= atol + rtol * a.abs().max(b.abs());
-        if !ok {
-            return Some(format!("element {i}: {a} vs expected {b}"));
+    why.map(|w| report(f, &w))
+}
+
+/// Marks a `check_alone` outcome that is a known IREE limit, not a disagreement.
+const KNOWN: &str = "known IREE limit: ";
+
+/// Sorts `check_alone` outcomes into failures and known IREE limits.
+fn file(tally: &mut Tally, outcome: Option<String>) {
+    match outcome {
+        Some(o) if o.starts_with(KNOWN) => tally.iree_limits.push(o),
+        Some(o) => tally.failures.push(o),
+        None => {}
+    }
+}
+
+/// Runs the batch of generated functions `seed` gives, interpreted and compiled.
+fn check_batch(seed: u64, count: usize) -> Tally {
+    let batch = progen::random_batch(seed, DEPTH, count);
+    let prog = ptl_lang::frontend(&batch.source)
+        .unwrap_or_else(|d| panic!("generated program (batch seed {seed}) does not check:\n{}\n{d:?}", batch.source));
+    let args: Vec<Vec<Value>> = batch.fns.iter().map(|f| f.args.iter().map(value).collect()).collect();
+    let wants: Vec<_> = batch.fns.iter().zip(&args).map(|(f, a)| ptl_interp::call_function(&prog, &f.name, a)).collect();
+    let mut tally = Tally { cases: count, ..Tally::default() };
+    // A fresh engine per batch: loaded modules and the in-memory cache go with it.
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let ran: Vec<usize> = (0..count).filter(|&i| wants[i].is_ok()).collect();
+    for (i, f) in batch.fns.iter().enumerate() {
+        match &wants[i] {
+            Err(e @ InterpError::Internal { .. }) => tally.failures.push(report(f, &format!("interpreter internal error: {e}"))),
+            Err(_) => {
+                tally.rejected += 1;
+                let outcome = check_alone(&mut engine, &prog, f, &args[i], &wants[i]);
+                file(&mut tally, outcome);
+            }
+            Ok(_) => {}
         }
     }
-    None
+    let mut hub_error = None;
+    let together = ran.len() > 1 && {
+        let sig: Vec<_> = ran
+            .iter()
+            .map(|&i| {
+                let t = &prog.function(&batch.fns[i].name).expect("generated function").results[0];
+                (&batch.fns[i], t.dtype, t.dims.len())
+            })
+            .collect();
+        let src = format!("{}\n{}", batch.source, progen::hub(&sig));
+        let hub = ptl_lang::frontend(&src).unwrap_or_else(|d| panic!("hub does not check:\n{src}\n{d:?}"));
+        let hub_args: Vec<Value> = ran.iter().flat_map(|&i| args[i].iter().cloned()).collect();
+        match engine.call(&hub, progen::HUB, &hub_args) {
+            Ok(got) if got.len() != ran.len() => panic!("{} results from `{}` for {} functions", got.len(), progen::HUB, ran.len()),
+            Ok(got) => {
+                for (g, &i) in got.iter().zip(&ran) {
+                    let want = &wants[i].as_ref().expect("ran")[0];
+                    if let Some(why) = close_enough(g, want, via_f32(&batch.fns[i])) {
+                        tally.failures.push(report(&batch.fns[i], &why));
+                    }
+                }
+                true
+            }
+            // Someone disagrees: find out who, one by one.
+            Err(e) => {
+                hub_error = Some(e);
+                false
+            }
+        }
+    };
+    if !together {
+        let before = tally.failures.len();
+        for &i in &ran {
+            let outcome = check_alone(&mut engine, &prog, &batch.fns[i], &args[i], &wants[i]);
+            file(&mut tally, outcome);
+        }
+        if let Some(e) = hub_error.filter(|_| tally.failures.len() == before) {
+            let what = format!("`{}` failed although each function agrees alone: {e}", progen::HUB);
+            if known_iree_limit(&e) { tally.iree_limits.push(what) } else { tally.failures.push(what) }
+        }
+    }
+    tally
+}
+
+/// Cases the CI run checks: `PTL_DIFF_CASES`, else 256.
+fn cases_from_env(default: usize) -> usize {
+    std::env::var("PTL_DIFF_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig { cases: 40, failure_persistence: None, ..Default::default() })]
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: cases_from_env(256).div_ceil(BATCH) as u32,
+        failure_persistence: None,
+        // Shrinking a seed gives an unrelated program; the report names the failing function.
+        max_shrink_iters: 0,
+        ..Default::default()
+    })]
 
-    /// Random well-typed programs and shapes (sizes 0, 1, 2, 3, 5): compiled == interpreter.
+    /// Random well-typed functions, sizes 0, 1, 2, 3, 5 and some contradicting sizes:
+    /// compiled == interpreter, failures included.
     #[test]
     fn random_programs_agree(seed in proptest::prelude::any::<u64>()) {
-        let g = ptl_testkit::progen::random_program(seed, 3);
-        let prog = ptl_lang::frontend(&g.source).unwrap_or_else(|d| panic!("generated program does not check:\n{}\n{d:?}", g.source));
-        let args = random_args(&g, seed);
-        let want = ptl_interp::call_function(&prog, ptl_testkit::progen::FUNCTION, &args)
-            .unwrap_or_else(|e| panic!("interpreter failed on\n{}\n{e}", g.source));
-        thread_local! {
-            static ENGINE: std::cell::RefCell<Engine> = std::cell::RefCell::new(Engine::new(EngineOptions {
-                cache_dir: ptl_rt::CompileCache::default_dir(), ..Default::default()
-            }).unwrap());
+        let tally = check_batch(seed, BATCH);
+        proptest::prop_assert!(tally.failures.is_empty(), "batch seed {seed}: {} of {} cases disagree:\n{}", tally.failures.len(), tally.cases, tally.failures.join("\n"));
+        for l in &tally.iree_limits {
+            eprintln!("batch seed {seed}: {l}");
         }
-        let got = match ENGINE.with(|e| e.borrow_mut().call(&prog, ptl_testkit::progen::FUNCTION, &args)) {
-            Ok(v) => v,
-            // Known IREE 3.13 limitation: a reduction over values broadcast only from scalars
-            // into dynamic dims fails to compile ("exceeded stack allocation limit"). It is
-            // reported as an error, never a wrong answer; see the compiled-path notes.
-            Err(e) if e.to_string().contains("exceeded stack allocation limit") => return Ok(()),
-            Err(e) => panic!("compiled run failed on\n{}\nsizes {:?}\n{e}", g.source, g.sizes),
-        };
-        for (g2, w) in got.iter().zip(&want) {
-            if let Some(why) = close_enough(g2, w) {
-                panic!("disagreement on\n{}\nsizes {:?}: {why}", g.source, g.sizes);
-            }
-        }
+        // One batch may hit one known limit; more means the limit is no longer rare.
+        proptest::prop_assert!(tally.iree_limits.len() <= 1, "batch seed {seed}: {} known IREE limits:\n{}", tally.iree_limits.len(), tally.iree_limits.join("\n"));
     }
+}
+
+/// The long run, over fixed seeds: `PTL_DIFF_CASES=10000 cargo test --release -p ptl-rt --test
+/// differential -- --ignored` (`PTL_DIFF_SEED` picks the first batch seed). Reports every
+/// disagreement, not only the first. Sequential: IREE compiles one module at a time per process.
+#[test]
+#[ignore = "long: thousands of generated functions"]
+fn many_random_programs_agree() {
+    let cases = cases_from_env(10_000);
+    let first: u64 = std::env::var("PTL_DIFF_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let start = std::time::Instant::now();
+    let (mut done, mut rejected, mut failures, mut limits) = (0, 0, Vec::new(), Vec::new());
+    for seed in first.. {
+        if done >= cases {
+            break;
+        }
+        let tally = check_batch(seed, BATCH.min(cases - done));
+        done += tally.cases;
+        rejected += tally.rejected;
+        failures.extend(tally.failures.into_iter().map(|f| format!("batch seed {seed}: {f}")));
+        limits.extend(tally.iree_limits.into_iter().map(|f| format!("batch seed {seed}: {f}")));
+    }
+    eprintln!(
+        "{done} cases ({rejected} rejected by the interpreter) in {:.0} s: {} disagreements, {} known IREE limits",
+        start.elapsed().as_secs_f64(),
+        failures.len(),
+        limits.len()
+    );
+    for l in &limits {
+        eprintln!("{l}");
+    }
+    assert!((limits.len() as f64) <= IREE_LIMIT_SHARE * done as f64, "{} of {done} cases hit known IREE limits", limits.len());
+    assert!(failures.is_empty(), "{} of {done} cases disagree:\n{}", failures.len(), failures.join("\n"));
 }

@@ -48,12 +48,25 @@ pub fn reduce<'c, 'a>(
     x_ty: &TensorType,
     axes: &[usize],
 ) -> Result<Value<'c, 'a>> {
-    let dt = x_ty.dtype;
-    let out_ty = reduced_type(x_ty, axes);
-    let rank = x_ty.rank();
     if op.needs_elements() {
         check_not_empty(e, op, x, x_ty, axes)?;
     }
+    fold(e, scope, op, x, x_ty, axes)
+}
+
+/// The reduction without the empty-axis check: softmax's max over an empty axis is never
+/// read (the result is empty too).
+fn fold<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    op: ReduceOp,
+    x: Value<'c, 'a>,
+    x_ty: &TensorType,
+    axes: &[usize],
+) -> Result<Value<'c, 'a>> {
+    let dt = x_ty.dtype;
+    let out_ty = reduced_type(x_ty, axes);
+    let rank = x_ty.rank();
     let in_idx: Vec<Idx> = (0..rank).map(Idx::Loop).collect();
     let out_idx = kept_map(rank, axes);
 
@@ -134,7 +147,7 @@ pub fn softmax<'c, 'a>(
     let rank = x_ty.rank();
     let full: Vec<Idx> = (0..rank).map(Idx::Loop).collect();
     let kept = kept_map(rank, &[axis]);
-    let m = reduce(e, scope, ReduceOp::Max, x, x_ty, &[axis])?;
+    let m = fold(e, scope, ReduceOp::Max, x, x_ty, &[axis])?;
     let shifted = remap(e, scope, x_ty, &[(x, full.clone()), (m, kept.clone())], &[dt, dt], |inner, a| {
         scalar::binary(inner, BinaryOp::Sub, dt, a[0], a[1])
     })?;
