@@ -407,8 +407,15 @@ fn many_random_programs_agree() {
         let tally = check_batch(seed, BATCH.min(cases - done));
         done += tally.cases;
         rejected += tally.rejected;
+        // Printed as found, so that a run cut short still tells what it saw.
+        for f in &tally.failures {
+            eprintln!("DISAGREEMENT batch seed {seed}: {f}");
+        }
         failures.extend(tally.failures.into_iter().map(|f| format!("batch seed {seed}: {f}")));
         limits.extend(tally.iree_limits.into_iter().map(|f| format!("batch seed {seed}: {f}")));
+        if (seed - first) % 25 == 24 {
+            eprintln!("{done} cases, {} disagreements, {} known IREE limits, {:.0} s", failures.len(), limits.len(), start.elapsed().as_secs_f64());
+        }
     }
     eprintln!(
         "{done} cases ({rejected} rejected by the interpreter) in {:.0} s: {} disagreements, {} known IREE limits",
