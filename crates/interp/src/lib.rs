@@ -194,6 +194,11 @@ impl Interp<'_> {
         Ok(match &e.kind {
             TExprKind::Literal(v) => v.clone(),
             TExprKind::Var(name) => frame.vars.get(name).cloned().ok_or_else(|| InterpError::UnboundVariable { name: name.clone(), span: span.clone() })?,
+            TExprKind::DimValue(name) => {
+                let n = frame.syms.get(name).ok_or_else(|| InterpError::internal(format!("no argument binds the dimension `{name}`"), span))?;
+                let n = i64::try_from(n).map_err(|_| InterpError::internal(format!("dimension `{name}` exceeds i64"), span))?;
+                Value::I64(ndarray::arr0(n).into_dyn())
+            }
             TExprKind::Op(op, args) => {
                 let values = args.iter().map(|a| self.eval(frame, a)).collect::<Result<Vec<_>>>()?;
                 let node = ops::Node { expr: e, operands: args, dims: target_dims(frame, &e.ty.dims) };

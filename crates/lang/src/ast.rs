@@ -13,7 +13,12 @@
 //! ```
 //! Binary precedence, loosest first: comparisons (non-associative), `+ -`, `* / @`,
 //! unary `-`, `**` (right-associative, binds tighter than unary minus as in Python),
-//! postfix `.T` and calls.
+//! postfix `.T`, indexing `x[..]` and calls.
+//!
+//! ```text
+//! index    := postfix "[" item ("," item)* "]"
+//! item     := expr | expr? ":" expr? (":" expr?)?
+//! ```
 
 use crate::span::Span;
 use crate::types::{DType, Dim};
@@ -157,8 +162,24 @@ pub enum ExprKind {
     Transpose(Box<Expr>),
     /// `expr : type`, giving a literal its dtype/shape or asserting a type.
     Ascribe(Box<Expr>, TypeExpr),
+    /// `x[i, a:b, ::s]`: indexing and slicing, one item per leading axis; also `x[idx]`
+    /// with an integer tensor (a gather).
+    Index(Box<Expr>, Vec<IndexItem>),
     /// `(a, b)`: only as the result of a function body.
     Tuple(Vec<Expr>),
     /// Placeholder left by error recovery; never survives a successful parse.
     Error,
+}
+
+/// One item of an index list: a single index (or an index tensor), or a slice
+/// `start:stop:step` with any part left out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IndexItem {
+    Single(Expr),
+    Slice {
+        start: Option<Expr>,
+        stop: Option<Expr>,
+        step: Option<Expr>,
+        span: Span,
+    },
 }

@@ -138,6 +138,29 @@ impl ReduceOp {
     }
 }
 
+/// How one operand axis of an [`Op::Slice`] is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SliceAxis {
+    /// The whole axis (`:`, or an axis the index list does not reach).
+    Full,
+    /// One position, given by an `i64` scalar operand; the axis is dropped from the result.
+    Index,
+    /// `start:stop:step` with NumPy's rules; each bound that is present is an `i64` scalar
+    /// operand, in the order start, stop, step.
+    Range { start: bool, stop: bool, step: bool },
+}
+
+impl SliceAxis {
+    /// How many scalar operands the axis takes.
+    pub fn operands(self) -> usize {
+        match self {
+            SliceAxis::Full => 0,
+            SliceAxis::Index => 1,
+            SliceAxis::Range { start, stop, step } => start as usize + stop as usize + step as usize,
+        }
+    }
+}
+
 /// An operation of the typed program, with its literal parameters. Operands are the node's
 /// children, in order; the result type is the node's `ty`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -171,6 +194,20 @@ pub enum Op {
     /// `a @ b` with NumPy matmul semantics for ranks: 1x1 -> scalar, 2x1 -> vector, 1x2 ->
     /// vector, 2x2 -> matrix, and rank >= 3 on both sides with equal batch dims.
     MatMul,
+    /// `x[...]`: one entry per operand axis. Operands: `x`, then the `i64` scalars of the
+    /// axes in order. Integer indices out of range are run-time errors; slice bounds clamp.
+    Slice(Vec<SliceAxis>),
+    /// `take(x, idx, axis)` (and `x[idx]`, axis 0): operands `x` and an integer `idx`;
+    /// the result's dims are `x`'s before `axis`, `idx`'s, then `x`'s after `axis`.
+    Take { axis: usize },
+    /// `scatter_add` (`add`, repeated indices add up, as `np.add.at`) and `scatter_set`
+    /// (the last of repeated indices wins): operands `target`, an integer `idx`, and `values`
+    /// of dims `idx`'s followed by `target`'s after the first; the result has `target`'s type.
+    Scatter { add: bool },
+    /// `set_slice(x, value, a, b)`: `x` with `x[a:b]` (along axis 0, NumPy's slice bounds)
+    /// replaced by `value`. Operands: `x`, `value` (dims `[?]` + `x`'s after the first, or a
+    /// scalar), `a` and `b` (`i64` scalars).
+    SetSlice,
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -180,6 +217,7 @@ pub enum Family {
     Layout,
     Reduction,
     Contraction,
+    Indexing,
 }
 
 impl Op {
@@ -189,6 +227,7 @@ impl Op {
             Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape => Family::Layout,
             Op::Reduce(..) | Op::Softmax { .. } => Family::Reduction,
             Op::MatMul => Family::Contraction,
+            Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Family::Indexing,
         }
     }
 
@@ -198,6 +237,13 @@ impl Op {
             Op::Binary(_) | Op::MatMul => (2, 2),
             Op::Select => (3, 3),
             Op::Broadcast => (1, 2),
+            Op::Slice(axes) => {
+                let n = 1 + axes.iter().map(|a| a.operands()).sum::<usize>();
+                (n, n)
+            }
+            Op::Take { .. } => (2, 2),
+            Op::Scatter { .. } => (3, 3),
+            Op::SetSlice => (4, 4),
             _ => (1, 1),
         }
     }
@@ -218,6 +264,11 @@ impl Op {
             Op::Softmax { log: false, .. } => "softmax",
             Op::Softmax { log: true, .. } => "log_softmax",
             Op::MatMul => "@",
+            Op::Slice(_) => "[]",
+            Op::Take { .. } => "take",
+            Op::Scatter { add: true } => "scatter_add",
+            Op::Scatter { add: false } => "scatter_set",
+            Op::SetSlice => "set_slice",
         }
     }
 }
@@ -254,6 +305,12 @@ pub enum Builtin {
     Where,
     /// `cast(x, dtype)`.
     Cast,
+    /// `take(x, idx, axis)`.
+    Take,
+    /// `scatter_add(target, idx, values)`, `scatter_set(target, idx, values)`.
+    Scatter { add: bool },
+    /// `set_slice(x, value, a, b)`.
+    SetSlice,
 }
 
 impl Builtin {
@@ -272,6 +329,10 @@ impl Builtin {
             Builtin::Reshape,
             Builtin::Where,
             Builtin::Cast,
+            Builtin::Take,
+            Builtin::Scatter { add: true },
+            Builtin::Scatter { add: false },
+            Builtin::SetSlice,
         ]);
         v
     }
@@ -294,6 +355,10 @@ impl Builtin {
             Builtin::Reshape => "reshape",
             Builtin::Where => "where",
             Builtin::Cast => "cast",
+            Builtin::Take => "take",
+            Builtin::Scatter { add: true } => "scatter_add",
+            Builtin::Scatter { add: false } => "scatter_set",
+            Builtin::SetSlice => "set_slice",
         }
     }
 
@@ -302,7 +367,8 @@ impl Builtin {
         match self {
             Builtin::Unary(_) => (1, 1),
             Builtin::Reduce(_) => (1, 2),
-            Builtin::Where => (3, 3),
+            Builtin::Where | Builtin::Take | Builtin::Scatter { .. } => (3, 3),
+            Builtin::SetSlice => (4, 4),
             _ => (2, 2),
         }
     }
@@ -319,6 +385,9 @@ impl Builtin {
             Builtin::Broadcast | Builtin::Reshape => format!("{n}(x, [dims])"),
             Builtin::Where => format!("{n}(cond, a, b)"),
             Builtin::Cast => format!("{n}(x, dtype)"),
+            Builtin::Take => format!("{n}(x, idx, axis)"),
+            Builtin::Scatter { .. } => format!("{n}(target, idx, values)"),
+            Builtin::SetSlice => format!("{n}(x, value, a, b)"),
         }
     }
 }

@@ -25,6 +25,13 @@ pub enum RuntimeCheck {
     /// The argument of a call of a user function fits the parameter's dims (a `?` passed
     /// where a static dim is declared, a dimension name bound consistently).
     Argument { function: String, param: String, axis: usize, expected: String },
+    /// An integer index (of `x[i]`, `take`, `scatter_add`, `scatter_set`) is within
+    /// `-size <= i < size` of the axis it indexes; `op` names the op.
+    Index { op: String, ty: TensorType, axis: usize },
+    /// A slice step is not zero.
+    SliceStep { ty: TensorType, axis: usize },
+    /// The value of `set_slice` has as many rows as the slice it replaces (or one).
+    SetSlice { ty: TensorType, value: TensorType },
     /// A value has its static type's sizes: the typed program's invariants imply it, so a
     /// failure is an internal error.
     Value { ty: TensorType, axis: usize },
@@ -60,6 +67,20 @@ impl RuntimeCheck {
             RuntimeCheck::Argument { function, param, axis, expected } => {
                 format!("argument `{param}` of `{function}`: dim {axis} must be `{expected}`")
             }
+            RuntimeCheck::Index { op, ty, axis } => {
+                let d = match &ty.dims[*axis] {
+                    crate::types::Dim::Unknown => "size".to_string(),
+                    d => d.to_string(),
+                };
+                let what = if op == "[]" { "an index".to_string() } else { format!("an index of `{op}`") };
+                format!("{what} is out of range for axis {axis} of `{ty}`: it must satisfy -{d} <= i < {d}")
+            }
+            RuntimeCheck::SliceStep { ty, axis } => {
+                format!("the slice step for axis {axis} of `{ty}` is zero")
+            }
+            RuntimeCheck::SetSlice { ty, value } => {
+                format!("the value `{value}` of `set_slice` does not fit the slice of `{ty}` it replaces")
+            }
             RuntimeCheck::Value { ty, axis } => {
                 format!("internal error: a value of type `{ty}` has another size at axis {axis}")
             }
@@ -74,6 +95,8 @@ impl RuntimeCheck {
             }
             RuntimeCheck::MatMulBatch { .. } => Some("the batch dims of `@` must be equal (they do not broadcast)"),
             RuntimeCheck::EmptyReduction { .. } => Some("use `sum`, or make sure the reduced axes are not empty"),
+            RuntimeCheck::Index { .. } => Some("a negative index counts from the end; slices clamp, but single indices do not"),
+            RuntimeCheck::SetSlice { .. } => Some("the value's first dim is the slice's length, or a static 1 that stretches"),
             _ => None,
         }
     }

@@ -15,6 +15,10 @@
 //! - `Transpose` holds a full permutation: result dim `i` is operand dim `perm[i]`;
 //! - `Select`'s condition is bool; its branches have the result dtype;
 //! - a `Literal`'s value has exactly `ty`'s dtype and (static) shape;
+//! - `Slice` operands after the first are `i64` scalars, one per bound its axes name;
+//!   `Take` and `Scatter` indices are `i64`; `Scatter` values have the dims of the index
+//!   followed by the target's after the first (broadcasts are explicit);
+//! - `DimValue` names a dimension name of the enclosing function's signature;
 //! - `Var` names refer to a parameter or an earlier `let` in the enclosing function (or top level);
 //!   a later `let` of the same name shadows the earlier one from that point on.
 
@@ -86,6 +90,9 @@ pub struct TExpr {
 pub enum TExprKind {
     Literal(Value),
     Var(String),
+    /// The run-time size of a dimension name of the enclosing function's signature, as an
+    /// `i64` scalar (each backend reads it from the shape of an argument that carries it).
+    DimValue(String),
     /// An op of the op table; the operands are in order and `op.arity()` of them.
     Op(Op, Vec<TExpr>),
     /// Call of a user function with a single result.
@@ -116,7 +123,7 @@ impl TExpr {
     /// The direct operands of this node, in order.
     pub fn children(&self) -> Vec<&TExpr> {
         match &self.kind {
-            TExprKind::Literal(_) | TExprKind::Var(_) => vec![],
+            TExprKind::Literal(_) | TExprKind::Var(_) | TExprKind::DimValue(_) => vec![],
             TExprKind::Op(_, args) | TExprKind::Call(_, args) | TExprKind::CallMulti(_, args, _) => args.iter().collect(),
         }
     }

@@ -3,7 +3,7 @@
 use melior::{Context, dialect::DialectRegistry, utility::register_all_dialects};
 
 /// The dialects a lowered module uses.
-const DIALECTS: [&str; 7] = ["builtin", "func", "arith", "math", "tensor", "linalg", "cf"];
+const DIALECTS: [&str; 8] = ["builtin", "func", "arith", "math", "tensor", "linalg", "cf", "scf"];
 
 /// Creates a context that knows every upstream dialect but loads only the ones the lowering
 /// emits, without a thread pool: loading everything took most of a cache hit's time.

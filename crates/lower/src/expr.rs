@@ -28,6 +28,14 @@ pub fn lower<'c, 'a>(
     let v = match &expr.kind {
         TExprKind::Literal(data) => literal(e, data)?,
         TExprKind::Var(name) => scope.lookup(name)?,
+        TExprKind::DimValue(name) => {
+            // The size of the dimension, as an `i64` scalar (a rank-0 tensor).
+            let n = scope.symbol_size(e, name)?;
+            let i64_ty = crate::types::element_type(e.ctx, ptl_lang::DType::I64);
+            let n = e.append(melior::dialect::arith::index_cast(n, i64_ty, e.loc))?;
+            let t = crate::types::tensor_type_with_shape_elem(e.ctx, &[], i64_ty);
+            e.append(melior::dialect::ods::tensor::from_elements(e.ctx, t, &[n], e.loc).into())?
+        }
         TExprKind::Op(op, operands) => ops::lower(e, scope, prog, expr, op, operands)?,
         TExprKind::Call(name, args) => {
             let mut results = call(e, scope, prog, name, args, std::slice::from_ref(ty))?;

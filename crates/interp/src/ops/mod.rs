@@ -4,6 +4,7 @@
 
 mod contraction;
 pub(crate) mod elementwise;
+mod indexing;
 mod layout;
 mod reduction;
 
@@ -41,6 +42,10 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::Reshape => layout::reshape(node, one(values, node)?),
         Op::Reduce(r, axes) => reduction::reduce(*r, node, one(values, node)?, axes),
         Op::Softmax { axis, log } => reduction::softmax(&one(values, node)?, *axis, *log, span),
+        Op::Slice(axes) => indexing::slice(node, values, axes),
+        Op::Take { axis } => indexing::take(node, values, *axis),
+        Op::Scatter { add } => indexing::scatter(node, values, *add),
+        Op::SetSlice => indexing::set_slice(node, values),
         Op::MatMul => {
             let mut it = values.into_iter();
             let (a, b) = (it.next(), it.next());

@@ -94,6 +94,9 @@ pub(crate) fn witness(e: &TExpr) -> TExpr {
                 .unwrap_or(&args[0]);
             witness(pick)
         }
+        // An index's values decide the result's shape (a slice's bounds) or may fail a check
+        // (an index out of range): keep the node whole.
+        TExprKind::Op(op, _) if op.family() == Family::Indexing => e.clone(),
         TExprKind::Op(op, args) => {
             let args: Vec<TExpr> = args.iter().map(witness).collect();
             // Keep the dtypes the op's invariants need (a reduction's operand dtype, a

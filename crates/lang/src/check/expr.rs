@@ -118,6 +118,7 @@ impl Checker {
                 }
             }
             ExprKind::Call(name, args) => self.call(sc, name, args, span, allow_multi),
+            ExprKind::Index(x, items) => self.index(sc, x, items, span),
             ExprKind::Transpose(x) => {
                 let t = self.expr(sc, x)?;
                 let rank = t.ty().rank();
@@ -173,15 +174,9 @@ impl Checker {
                     .with_label(span, "a function can only be called")
                     .with_note(format!("call it: `{name}(...)`"));
                 } else if sc.has_symbol(name) {
-                    d = Diagnostic::new(
-                        ErrorKind::UnknownName,
-                        span.clone(),
-                        format!("`{name}` is a dimension name, not a value"),
-                    )
-                    .with_label(
-                        span,
-                        "dimension names can only appear in types and shape lists",
-                    );
+                    // A dimension name of the signature is its run-time size, an `i64`.
+                    let ty = TensorType::scalar(DType::I64);
+                    return Some(Typed::strong(TExpr::new(TExprKind::DimValue(name.to_string()), ty, span)));
                 } else {
                     d = Diagnostic::new(
                         ErrorKind::UnknownName,

@@ -24,6 +24,17 @@ fn calls(e: &Expr, out: &mut Vec<(String, Span)>) {
             calls(a, out);
             calls(b, out);
         }
+        ExprKind::Index(x, items) => {
+            calls(x, out);
+            for item in items {
+                match item {
+                    crate::ast::IndexItem::Single(i) => calls(i, out),
+                    crate::ast::IndexItem::Slice { start, stop, step, .. } => {
+                        [start, stop, step].into_iter().flatten().for_each(|b| calls(b, out))
+                    }
+                }
+            }
+        }
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Bool(_)

@@ -292,14 +292,54 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
                     )),
                 }
             }));
+        // `x[i, a:b:s, ...]`: each slice bound may be left out. A bound is a whole
+        // expression; the `:` after it is the slice's, since no type follows it.
+        let bound = expr.clone().or_not();
+        let slice = bound
+            .clone()
+            .then_ignore(just(Token::Colon))
+            .then(bound.clone())
+            .then(just(Token::Colon).ignore_then(bound).or_not())
+            .map_with(|((start, stop), step), e| IndexItem::Slice {
+                start,
+                stop,
+                step: step.flatten(),
+                span: range(e.span()),
+            });
+        let index_item = slice.or(expr.clone().map(IndexItem::Single));
+        let index = index_item
+            .separated_by(just(Token::Comma))
+            .allow_trailing()
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .delimited_by(just(Token::LBracket), just(Token::RBracket))
+            .recover_with(via_parser(nested_delimiters(
+                Token::LBracket,
+                Token::RBracket,
+                [
+                    (Token::LParen, Token::RParen),
+                    (Token::LBrace, Token::RBrace),
+                ],
+                |span| vec![IndexItem::Single(error_expr(span))],
+            )));
+        #[derive(Clone)]
+        enum Postfix {
+            T,
+            Index(Vec<IndexItem>),
+        }
+        let postfix_op = dot_t
+            .to(Postfix::T)
+            .or(index.map(Postfix::Index))
+            .map_with(|p, e| (p, e.span()));
         let postfix = atom.foldl_with(
-            dot_t.map_with(|_, e| e.span()).repeated(),
-            |x, t: SimpleSpan, _| {
+            postfix_op.repeated(),
+            |x, (p, t): (Postfix, SimpleSpan), _| {
                 let span = x.span.start..t.end;
-                Expr {
-                    kind: ExprKind::Transpose(Box::new(x)),
-                    span,
-                }
+                let kind = match p {
+                    Postfix::T => ExprKind::Transpose(Box::new(x)),
+                    Postfix::Index(items) => ExprKind::Index(Box::new(x), items),
+                };
+                Expr { kind, span }
             },
         );
 

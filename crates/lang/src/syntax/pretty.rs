@@ -129,7 +129,7 @@ fn prec(e: &Expr) -> u8 {
         ExprKind::Ascribe(..) => ASCRIBE,
         ExprKind::Binary(op, ..) => binop_prec(*op),
         ExprKind::Unary(..) => UNARY,
-        ExprKind::Transpose(_) => POSTFIX,
+        ExprKind::Transpose(_) | ExprKind::Index(..) => POSTFIX,
         ExprKind::Int(n) if *n < 0 => UNARY,
         ExprKind::Float(x) if x.is_finite() && x.is_sign_negative() => UNARY,
         _ => ATOM,
@@ -203,9 +203,41 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             write_expr(out, x, POSTFIX);
             out.push_str(".T");
         }
+        ExprKind::Index(x, items) => {
+            write_expr(out, x, POSTFIX);
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_index_item(out, item);
+            }
+            out.push(']');
+        }
         ExprKind::Ascribe(x, t) => {
             write_expr(out, x, COMPARE);
             let _ = write!(out, ": {}", print_type(t));
+        }
+    }
+}
+
+/// A slice bound is written at comparison strength: an ascription inside would read its
+/// `:` as the slice's.
+fn write_index_item(out: &mut String, item: &IndexItem) {
+    match item {
+        IndexItem::Single(x) => write_expr(out, x, ASCRIBE),
+        IndexItem::Slice { start, stop, step, .. } => {
+            if let Some(x) = start {
+                write_expr(out, x, COMPARE);
+            }
+            out.push(':');
+            if let Some(x) = stop {
+                write_expr(out, x, COMPARE);
+            }
+            if let Some(x) = step {
+                out.push(':');
+                write_expr(out, x, COMPARE);
+            }
         }
     }
 }

@@ -90,10 +90,23 @@ fn expr(e: &Expr) -> Expr {
         ExprKind::Call(f, args) => ExprKind::Call(ident(f), args.iter().map(expr).collect()),
         ExprKind::Transpose(x) => ExprKind::Transpose(boxed(x)),
         ExprKind::Ascribe(x, t) => ExprKind::Ascribe(boxed(x), ty(t)),
+        ExprKind::Index(x, items) => ExprKind::Index(boxed(x), items.iter().map(index_item).collect()),
         leaf => leaf.clone(),
     };
     Expr {
         kind,
         span: NO_SPAN,
+    }
+}
+
+fn index_item(i: &IndexItem) -> IndexItem {
+    match i {
+        IndexItem::Single(x) => IndexItem::Single(expr(x)),
+        IndexItem::Slice { start, stop, step, .. } => IndexItem::Slice {
+            start: start.as_ref().map(expr),
+            stop: stop.as_ref().map(expr),
+            step: step.as_ref().map(expr),
+            span: NO_SPAN,
+        },
     }
 }

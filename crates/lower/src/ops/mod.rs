@@ -2,6 +2,7 @@
 
 pub mod contraction;
 pub mod elementwise;
+pub mod indexing;
 pub mod layout;
 pub mod reduction;
 pub mod scalar;
@@ -33,6 +34,13 @@ pub fn lower<'c, 'a>(
     if op.family() == Family::Elementwise {
         return elementwise::lower(e, scope, prog, op, operands, ty);
     }
+    match op {
+        Op::Slice(axes) => return indexing::slice(e, scope, prog, node, operands, axes),
+        Op::Take { axis } => return indexing::take(e, scope, prog, node, operands, *axis),
+        Op::Scatter { add } => return indexing::scatter(e, scope, prog, node, operands, *add),
+        Op::SetSlice => return indexing::set_slice(e, scope, prog, node, operands),
+        _ => {}
+    }
     let x = &operands[0];
     let xv = expr::lower(e, scope, prog, x)?;
     match op {
@@ -54,6 +62,7 @@ pub fn lower<'c, 'a>(
             let bv = expr::lower(e, scope, prog, b)?;
             contraction::matmul(e, scope, xv, &x.ty, bv, &b.ty, ty)
         }
+        Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Err(LowerError::Internal(format!("`{op}` is an indexing op"))),
         Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => Err(LowerError::Internal(format!("`{op}` is elementwise"))),
     }
 }

@@ -5,6 +5,7 @@
 mod args;
 mod contraction;
 mod elementwise;
+mod indexing;
 mod layout;
 
 use crate::ast::{Expr, ExprKind, Ident};
@@ -173,6 +174,9 @@ impl Checker {
                 let (c, a, bb) = (c?, a?, bb?);
                 self.where_(c, a, bb, span)
             }
+            Builtin::Take => self.take(sc, args, span),
+            Builtin::Scatter { add } => self.scatter(sc, add, args, span),
+            Builtin::SetSlice => self.set_slice(sc, args, span),
             Builtin::Cast => {
                 let x = self.expr(sc, &args[0]);
                 let ExprKind::DType(to) = args[1].kind else {
