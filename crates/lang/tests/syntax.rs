@@ -587,8 +587,23 @@ mod props {
                 (inner.clone(), ty()).prop_map(|(x, t)| e(ExprKind::Ascribe(Box::new(x), t))),
                 list.clone().prop_map(|xs| e(ExprKind::Array(xs))),
                 list.prop_map(|xs| e(ExprKind::Tuple(xs))),
+                (inner.clone(), prop::collection::vec(index_item(inner.clone()), 1..3))
+                    .prop_map(|(x, items)| e(ExprKind::Index(Box::new(x), items))),
             ]
         })
+    }
+
+    fn index_item(inner: impl Strategy<Value = Expr> + Clone) -> impl Strategy<Value = IndexItem> {
+        let bound = prop::option::of(inner.clone());
+        prop_oneof![
+            inner.prop_map(IndexItem::Single),
+            (bound.clone(), bound.clone(), bound).prop_map(|(start, stop, step)| IndexItem::Slice {
+                start,
+                stop,
+                step,
+                span: NO_SPAN,
+            }),
+        ]
     }
 
     fn let_() -> impl Strategy<Value = Let> {

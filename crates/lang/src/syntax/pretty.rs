@@ -221,6 +221,26 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
     }
 }
 
+/// A bound after a `:` that starts with a dtype name is parenthesised: the bound before that
+/// `:` would otherwise read it as an ascription.
+fn write_bound(out: &mut String, x: &Expr) {
+    fn starts_with_dtype(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::DType(_) => true,
+            ExprKind::Binary(_, a, _) => starts_with_dtype(a),
+            ExprKind::Transpose(x) | ExprKind::Index(x, _) | ExprKind::Ascribe(x, _) => starts_with_dtype(x),
+            _ => false,
+        }
+    }
+    if starts_with_dtype(x) {
+        out.push('(');
+        write_expr(out, x, ASCRIBE);
+        out.push(')');
+    } else {
+        write_expr(out, x, COMPARE);
+    }
+}
+
 /// A slice bound is written at comparison strength: an ascription inside would read its
 /// `:` as the slice's.
 fn write_index_item(out: &mut String, item: &IndexItem) {
@@ -232,11 +252,11 @@ fn write_index_item(out: &mut String, item: &IndexItem) {
             }
             out.push(':');
             if let Some(x) = stop {
-                write_expr(out, x, COMPARE);
+                write_bound(out, x);
             }
             if let Some(x) = step {
                 out.push(':');
-                write_expr(out, x, COMPARE);
+                write_bound(out, x);
             }
         }
     }

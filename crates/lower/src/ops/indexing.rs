@@ -387,24 +387,47 @@ pub fn scatter<'c, 'a>(
         e.check_equal(have, want, check)?;
     }
     let dtype = t_ty.dtype;
-    let copy = super::layout::relayout(e, scope, target, t_ty, t_ty, (0..n).map(Idx::Loop).collect())?;
+    // The accumulator starts as zeros, not as the target: IREE 3.13 cannot write into a
+    // constant target in place. The first position of the index (all index loops at 0)
+    // starts from the target instead; an empty index leaves the target as it is.
+    let ident: Vec<Idx> = (0..n).map(Idx::Loop).collect();
+    let sizes = dynamic_sizes(e, scope, &t_ty.dims, &[(target, ident.clone())])?;
+    let zero = e.const_scalar(dtype, 0.0)?;
+    let init = e.filled(&static_shape(&t_ty.dims), dtype, &sizes, zero)?;
     let mut iters = vec![Iter::Parallel; n];
     iters.extend(vec![Iter::Reduction; k]);
-    let out_idx: Vec<Idx> = (0..n).map(Idx::Loop).collect();
-    e.generic(
-        &[(idx, idx_loops, e.elem(DType::I64)), (values, v_map, e.elem(dtype))],
-        copy,
-        &out_idx,
+    let updated = e.generic(
+        &[(target, ident.clone(), e.elem(dtype)), (idx, idx_loops, e.elem(DType::I64)), (values, v_map, e.elem(dtype))],
+        init,
+        &ident,
         e.elem(dtype),
         &iters,
         |inner, args| {
+            let mut first = inner.const_scalar(DType::Bool, 1.0)?;
+            for l in n..n + k {
+                let i = loop_index(inner, l)?;
+                let z = inner.const_int(DType::I64, 0)?;
+                let at0 = cmp(inner, P::Eq, i, z)?;
+                first = inner.append(arith::andi(first, at0, inner.loc))?;
+            }
+            let base = sel(inner, first, args[0], args[3])?;
             let row = loop_index(inner, 0)?;
-            let p = from_end(inner, args[0], len)?;
+            let p = from_end(inner, args[1], len)?;
             let hit = cmp(inner, P::Eq, p, row)?;
-            let new = if add_up { super::scalar::binary(inner, ptl_lang::typed::BinaryOp::Add, dtype, args[2], args[1])? } else { args[1] };
-            sel(inner, hit, new, args[2])
+            let new = if add_up { super::scalar::binary(inner, ptl_lang::typed::BinaryOp::Add, dtype, base, args[2])? } else { args[2] };
+            sel(inner, hit, new, base)
         },
-    )
+    )?;
+    let mut count = e.const_index(1)?;
+    for j in 0..k {
+        let d = e.dim_value(idx, j)?;
+        count = e.append(arith::muli(count, d, e.loc))?;
+    }
+    let none = e.const_index(0)?;
+    let empty = cmp(e, P::Eq, count, none)?;
+    super::elementwise::remap(e, scope, t_ty, &[(target, ident.clone()), (updated, ident)], &[dtype, dtype], |inner, args| {
+        sel(inner, empty, args[0], args[1])
+    })
 }
 
 /// `set_slice(x, value, a, b)`: a generic over `x` that reads `value` inside rows `a:b`.

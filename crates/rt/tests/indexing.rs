@@ -1,0 +1,123 @@
+//! Hostile indices (`i64::MAX`, `i64::MIN`, `-len - 1`, `len`) through every indexing op,
+//! compiled and interpreted: integer indices fail with the same report in both, slice and
+//! `set_slice` bounds clamp to the same values. Compiled code must never read out of
+//! bounds, so each case also runs on an empty axis.
+
+#![allow(clippy::result_large_err)]
+
+use ndarray::{ArrayD, IxDyn};
+use ptl_interp::InterpError;
+use ptl_lang::Value;
+use ptl_rt::{Engine, EngineOptions, RtError};
+
+const SRC: &str = "
+fn at(x: f64[n], i: i64) { x[i] }
+fn at_col(m: f64[r, c], i: i64) { m[:, i] }
+fn pick(x: f64[n], idx: i64[k]) { x[idx] }
+fn cols(m: f64[r, c], idx: i64[k]) { take(m, idx, 1) }
+fn add_at(x: f64[n], idx: i64[k]) { scatter_add(x, idx, 1.0) }
+fn set_at(x: f64[n], idx: i64[k]) { scatter_set(x, idx, 1.0) }
+fn window(x: f64[n], a: i64, b: i64, s: i64) { x[a:b:s] }
+fn put(x: f64[n], a: i64, b: i64) { set_slice(x, 9.0, a, b) }
+";
+
+fn f64s(shape: &[usize]) -> Value {
+    let n = shape.iter().product::<usize>();
+    Value::F64(ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| i as f64 + 0.5).collect()).unwrap())
+}
+
+fn int(v: i64) -> Value {
+    Value::I64(ndarray::arr0(v).into_dyn())
+}
+
+fn ints(v: &[i64]) -> Value {
+    Value::I64(ArrayD::from_shape_vec(IxDyn(&[v.len()]), v.to_vec()).unwrap())
+}
+
+fn same_failure(interp: &InterpError, compiled: &RtError) -> Option<String> {
+    let want = interp.diagnostic();
+    match compiled.diagnostic() {
+        Some(got) if (&got.message, &got.span, got.kind) == (&want.message, &want.span, want.kind) => None,
+        Some(got) => Some(format!("interpreter: {} at {:?}; compiled: {} at {:?}", want.message, want.span, got.message, got.span)),
+        None => Some(format!("interpreter: {}; compiled: {compiled}", want.message)),
+    }
+}
+
+fn hostile(len: usize) -> [i64; 4] {
+    [i64::MAX, i64::MIN, -(len as i64) - 1, len as i64]
+}
+
+#[test]
+fn hostile_indices_fail_the_same_way() {
+    let prog = ptl_lang::frontend(SRC).expect("checks");
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let mut failures = Vec::new();
+    for len in [0usize, 1, 3] {
+        for i in hostile(len) {
+            let cases: Vec<(&str, Vec<Value>)> = vec![
+                ("at", vec![f64s(&[len]), int(i)]),
+                ("at_col", vec![f64s(&[2, len]), int(i)]),
+                ("pick", vec![f64s(&[len]), ints(&[0.min(len as i64 - 1).max(0), i])]),
+                ("cols", vec![f64s(&[2, len]), ints(&[i])]),
+                ("add_at", vec![f64s(&[len]), ints(&[i])]),
+                ("set_at", vec![f64s(&[len]), ints(&[i])]),
+            ];
+            for (name, args) in cases {
+                let want = ptl_interp::call_function(&prog, name, &args);
+                let got = engine.call(&prog, name, &args);
+                match (want, got) {
+                    (Err(w), Err(g)) => {
+                        if !matches!(w, InterpError::Check { .. }) {
+                            failures.push(format!("{name} len {len} index {i}: interpreter: {w}"));
+                        }
+                        failures.extend(same_failure(&w, &g).map(|why| format!("{name} len {len} index {i}: {why}")));
+                    }
+                    (w, g) => failures.push(format!("{name} len {len} index {i}: interpreter {w:?}, compiled {g:?}")),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn hostile_slice_bounds_clamp_the_same_way() {
+    let prog = ptl_lang::frontend(SRC).expect("checks");
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let mut failures = Vec::new();
+    for len in [0usize, 1, 3] {
+        let mut bounds: Vec<i64> = hostile(len).to_vec();
+        bounds.extend([0, -1, 1]);
+        for &a in &bounds {
+            for &b in &bounds {
+                let mut cases: Vec<(&str, Vec<Value>)> = vec![("put", vec![f64s(&[len]), int(a), int(b)])];
+                for s in [1, -1, 2, -2, i64::MAX, i64::MIN] {
+                    cases.push(("window", vec![f64s(&[len]), int(a), int(b), int(s)]));
+                }
+                for (name, args) in cases {
+                    let want = ptl_interp::call_function(&prog, name, &args);
+                    let got = engine.call(&prog, name, &args);
+                    match (want, got) {
+                        (Ok(w), Ok(g)) if w == g => {}
+                        (w, g) => failures.push(format!("{name} {args:?}: interpreter {w:?}, compiled {g:?}")),
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn scatter_with_arguments() {
+    let src = "fn f(t: f64[n], i: i64[k], v: f64[k]) { scatter_add(t, i, v) }\n\
+               fn g(t: f64[n], i: i64[k], v: f64[k]) { scatter_set(t, i, v) }\n";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let args = vec![f64s(&[3]), ints(&[0, 1, 0, -1]), f64s(&[4])];
+    for name in ["f", "g"] {
+        let want = ptl_interp::call_function(&prog, name, &args).expect("interpreter");
+        let got = engine.call(&prog, name, &args).map_err(|e| e.to_string());
+        assert_eq!(got, Ok(want), "{name}");
+    }
+}
