@@ -92,3 +92,40 @@ fn sin_and_cos_are_built_from_arithmetic() {
         assert!(m.contains("math.floor") && m.contains("arith.select"), "{m}");
     }
 }
+
+#[test]
+fn slices_read_at_clamped_positions_and_check_single_indices() {
+    // A slice needs no check (only a step that is not a literal is checked to be nonzero);
+    // its reads come from NumPy's clamped bounds.
+    let (m, _) = mlir("fn f(x: f64[n], a: i64, b: i64) { x[a:b] }", "f");
+    let f = body(&m, "f");
+    assert_eq!(count(f, "cf.assert"), 0, "{m}");
+    assert_eq!(count(f, "linalg.generic"), 1, "{m}");
+    assert!(f.contains("tensor.extract"), "{m}");
+    // A single index is checked, and the read is guarded where the axis may be empty.
+    let (m, _) = mlir("fn f(x: f64[n, 3], i: i64) { x[i] }", "f");
+    let f = body(&m, "f");
+    assert_eq!(count(f, "cf.assert"), 1, "{m}");
+    assert!(f.contains("scf.if"), "{m}");
+    // On a static axis of size 2 the clamp alone keeps the read in range.
+    let (m, _) = mlir("fn f(x: f64[2, 3], i: i64) { x[i] }", "f");
+    assert!(!body(&m, "f").contains("scf.if"), "{m}");
+}
+
+#[test]
+fn gathers_and_scatters_check_every_index_once() {
+    let (m, _) = mlir("fn f(x: f64[n], i: i64[k]) { x[i] }", "f");
+    assert_eq!(count(body(&m, "f"), "cf.assert"), 1, "{m}");
+    // A scatter reads only through indexing maps: no `tensor.extract` of a computed position.
+    let (m, _) = mlir("fn f(x: f64[n], i: i64[k], v: f64[k]) { scatter_add(x, i, v) }", "f");
+    let f = body(&m, "f");
+    // The indices, and the values' dims against the index's where they are not static.
+    assert!(count(f, "cf.assert") >= 1, "{m}");
+    assert!(f.contains("reduction"), "{m}");
+}
+
+#[test]
+fn dimension_names_are_read_from_the_arguments() {
+    let (m, _) = mlir("fn f(x: f64[n]) { sum(x) / n }", "f");
+    assert!(body(&m, "f").contains("tensor.from_elements"), "{m}");
+}

@@ -121,3 +121,32 @@ fn scatter_with_arguments() {
         assert_eq!(got, Ok(want), "{name}");
     }
 }
+
+#[test]
+fn a_scatter_between_reductions_compiles() {
+    // Found by the random program generator: a scatter whose result is transposed and reduced.
+    let src = "fn f(k0: f64[k, m]) {\n\
+               let a1 = transpose(scatter_set(broadcast((1 : i32), [2, k, m]), [0], broadcast((-4 : i32), [1, k, m])), [1, 2, 0]);\n\
+               (broadcast((-2 : i32), [2, k])) @ (max(a1, 1))\n}\n";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let args = vec![f64s(&[3, 2])];
+    let want = ptl_interp::call_function(&prog, "f", &args).expect("interpreter");
+    let got = engine.call(&prog, "f", &args).map_err(|e| e.to_string());
+    assert_eq!(got, Ok(want));
+}
+
+#[test]
+fn a_slice_of_a_computed_tensor_compiles() {
+    // Found by the random program generator: a reversed broadcast, compared and reduced.
+    let src = "fn f(i: i64[1, m], v: f32[k, 1, ?]) {\n\
+               sum(((broadcast(false, [1, k, m]))[::-1]) == (broadcast(true, [1, k, m])), [1, 2])\n}\n";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    for (m, k) in [(0, 2), (3, 2)] {
+        let args = vec![Value::I64(ArrayD::zeros(IxDyn(&[1, m]))), Value::F32(ArrayD::zeros(IxDyn(&[k, 1, 2])))];
+        let want = ptl_interp::call_function(&prog, "f", &args).expect("interpreter");
+        let got = engine.call(&prog, "f", &args).map_err(|e| e.to_string());
+        assert_eq!(got, Ok(want));
+    }
+}

@@ -489,7 +489,8 @@ impl Gen<'_> {
         }
         let d = depth - 1;
         let made = if dtype.is_float() {
-            match self.rng.below(15) {
+            match self.rng.below(16) {
+                15 => self.indexing(shape, dtype, d),
                 0 | 1 => Some(self.float_unary(shape, dtype, d)),
                 2..=4 => Some(self.arith(shape, dtype, d)),
                 5 => Some(self.power(shape, dtype, d)),
@@ -504,7 +505,8 @@ impl Gen<'_> {
                 _ => Some(self.smooth_select(shape, dtype, d)),
             }
         } else if dtype.is_int() {
-            match self.rng.below(12) {
+            match self.rng.below(13) {
+                12 => self.indexing(shape, dtype, d),
                 0 => {
                     let f = if self.rng.one_in(2) { "abs" } else { "-" };
                     Some(format!("{f}({})", self.expr(shape, dtype, d)))
@@ -520,7 +522,8 @@ impl Gen<'_> {
                 _ => Some(self.cast_to(shape, dtype, d)),
             }
         } else {
-            match self.rng.below(11) {
+            match self.rng.below(12) {
+                11 => self.indexing(shape, dtype, d),
                 0..=2 => Some(self.compare(shape, d)),
                 3 => {
                     let (a, b) = self.operands(shape, DType::Bool, d);
@@ -779,6 +782,45 @@ impl Gen<'_> {
         }
         axes.sort();
         (bigger, axes)
+    }
+
+    /// Indexing that keeps `shape`: a reversed axis, a single index into a bigger operand
+    /// (which fails, the same way in both backends, where that axis is empty), a gather of
+    /// the first or last row, a scatter into the first row.
+    fn indexing(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
+        match self.rng.below(4) {
+            0 if !shape.is_empty() => {
+                let x = self.expr(shape, dtype, d);
+                let axis = self.rng.below(shape.len());
+                let items: Vec<&str> = (0..=axis).map(|a| if a == axis { "::-1" } else { ":" }).collect();
+                Some(format!("({x})[{}]", items.join(", ")))
+            }
+            // Ranks stay at most 3, as everywhere in the generator.
+            1 if shape.len() < 3 => {
+                let (bigger, axes) = self.grow(shape, 1);
+                let x = self.expr(&bigger, dtype, d);
+                // 1 is out of range on a static 1 (a check error), so only on a named dim.
+                let i = if bigger[axes[0]] == D::One { self.rng.pick(&["0", "-1"]) } else { self.rng.pick(&["0", "-1", "1"]) };
+                let items: Vec<&str> = (0..=axes[0]).map(|a| if a == axes[0] { i } else { ":" }).collect();
+                Some(format!("({x})[{}]", items.join(", ")))
+            }
+            2 if !shape.is_empty() && shape[0] == D::One => {
+                let mut operand = shape.clone();
+                operand[0] = self.random_dim();
+                let x = self.expr(&operand, dtype, d);
+                let idx = self.rng.pick(&["[0]", "[-1]"]);
+                Some(format!("({x})[{idx}]"))
+            }
+            3 if !shape.is_empty() && dtype != DType::Bool => {
+                let x = self.expr(shape, dtype, d);
+                let mut row = shape.clone();
+                row[0] = D::One;
+                let v = self.expr(&row, dtype, d);
+                let f = self.rng.pick(&["scatter_add", "scatter_set"]);
+                Some(format!("{f}({x}, [0], {v})"))
+            }
+            _ => None,
+        }
     }
 
     fn transpose(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {

@@ -98,7 +98,15 @@ pub(crate) fn witness(e: &TExpr) -> TExpr {
         // (an index out of range): keep the node whole.
         TExprKind::Op(op, _) if op.family() == Family::Indexing => e.clone(),
         TExprKind::Op(op, args) => {
-            let args: Vec<TExpr> = args.iter().map(witness).collect();
+            // A witness of an elementwise operand may have another dtype (the bool condition
+            // of a `where`); an op that needs its operand's dtype keeps the operand then.
+            let args: Vec<TExpr> = args
+                .iter()
+                .map(|a| {
+                    let w = witness(a);
+                    if w.ty == a.ty { w } else { a.clone() }
+                })
+                .collect();
             // Keep the dtypes the op's invariants need (a reduction's operand dtype, a
             // matmul's equal dtypes): the witnesses have the same types as the originals.
             TExpr::op(op.clone(), args, e.ty.clone(), e.span.clone())

@@ -162,6 +162,14 @@ fn maybe_empty<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, axis: usize, len: 
     }
 }
 
+/// A tensor read by `tensor.extract` inside a generic, behind a barrier, and the generic's
+/// result behind another: fused with its producer or its consumers, the reading dispatch
+/// would need a buffer sized by dynamic dims on the stack, which IREE 3.13 refuses
+/// ("unbounded stack allocations", "exceeded stack allocation limit").
+fn read_source<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    e.optimization_barrier(x)
+}
+
 /// How a source axis is read: position `start + i * step` for result loop `i`, or the fixed
 /// position `start` (`loop_dim` None).
 struct AxisRead<'c, 'a> {
@@ -179,11 +187,12 @@ pub fn slice<'c, 'a>(
     axes: &[SliceAxis],
 ) -> Result<Value<'c, 'a>> {
     let x_ty = &operands[0].ty;
-    let x = expr::lower(e, scope, prog, &operands[0])?;
+    let x = read_source(e, expr::lower(e, scope, prog, &operands[0])?)?;
     let mut bounds = Vec::new();
     for o in &operands[1..] {
         let v = expr::lower(e, scope, prog, o)?;
-        bounds.push(scalar(e, v, DType::I64)?);
+        let literal = matches!(o.kind, ptl_lang::typed::TExprKind::Literal(_));
+        bounds.push((scalar(e, v, DType::I64)?, literal));
     }
     let mut bounds = bounds.into_iter();
     let mut next = || bounds.next().ok_or_else(|| LowerError::Internal("a missing slice bound".into()));
@@ -200,20 +209,24 @@ pub fn slice<'c, 'a>(
                 counts.push(len);
             }
             SliceAxis::Index => {
-                let p = from_end(e, next()?, len)?;
+                let p = from_end(e, next()?.0, len)?;
                 let ok = in_range(e, p, len)?;
                 e.check(ok, RuntimeCheck::Index { op: "[]".into(), ty: x_ty.clone(), axis })?;
                 maybe_empty_axes.extend(maybe_empty(e, x, axis, len));
                 reads.push(AxisRead { start: clamp_to_axis(e, p, len)?, step: zero, loop_dim: None });
             }
             SliceAxis::Range { start, stop, step } => {
-                let start = if start { Some(next()?) } else { None };
-                let stop = if stop { Some(next()?) } else { None };
+                let start = if start { Some(next()?.0) } else { None };
+                let stop = if stop { Some(next()?.0) } else { None };
                 let step = match step {
                     true => {
-                        let s = next()?;
+                        // A literal step is nonzero (the checker said so); another is checked,
+                        // and 1 stands in for a 0 so that no division below is by zero.
+                        let (s, literal) = next()?;
                         let nz = cmp(e, P::Ne, s, zero)?;
-                        e.check(nz, RuntimeCheck::SliceStep { ty: x_ty.clone(), axis })?;
+                        if !literal {
+                            e.check(nz, RuntimeCheck::SliceStep { ty: x_ty.clone(), axis })?;
+                        }
                         sel(e, nz, s, one)?
                     }
                     false => one,
@@ -262,7 +275,7 @@ pub fn slice<'c, 'a>(
     let dtype = result.dtype;
     let iters = vec![Iter::Parallel; result.rank()];
     let out_idx: Vec<Idx> = (0..result.rank()).map(Idx::Loop).collect();
-    e.generic(&[], init, &out_idx, e.elem(dtype), &iters, |inner, _| {
+    let sliced = e.generic(&[], init, &out_idx, e.elem(dtype), &iters, |inner, _| {
         let mut pos = Vec::new();
         for r in &reads {
             pos.push(match r.loop_dim {
@@ -275,7 +288,8 @@ pub fn slice<'c, 'a>(
             });
         }
         read(inner, x, &pos, dtype, guard)
-    })
+    })?;
+    e.optimization_barrier(sliced)
 }
 
 /// Checks that every element of `idx` is a valid position on an axis of `len` elements.
@@ -315,7 +329,7 @@ pub fn take<'c, 'a>(
     axis: usize,
 ) -> Result<Value<'c, 'a>> {
     let (x_ty, idx_ty) = (&operands[0].ty, &operands[1].ty);
-    let x = expr::lower(e, scope, prog, &operands[0])?;
+    let x = read_source(e, expr::lower(e, scope, prog, &operands[0])?)?;
     let idx = expr::lower(e, scope, prog, &operands[1])?;
     let len = size(e, x, axis)?;
     check_indices(e, idx, idx_ty, len, RuntimeCheck::Index { op: "take".into(), ty: x_ty.clone(), axis })?;
@@ -335,7 +349,7 @@ pub fn take<'c, 'a>(
     let dtype = result.dtype;
     let out_idx: Vec<Idx> = (0..result.rank()).map(Idx::Loop).collect();
     let iters = vec![Iter::Parallel; result.rank()];
-    e.generic(&[(idx, idx_map, e.elem(DType::I64))], init, &out_idx, e.elem(dtype), &iters, |inner, args| {
+    let gathered = e.generic(&[(idx, idx_map, e.elem(DType::I64))], init, &out_idx, e.elem(dtype), &iters, |inner, args| {
         let p = from_end(inner, args[0], len)?;
         let p = clamp_to_axis(inner, p, len)?;
         let mut pos = Vec::new();
@@ -346,7 +360,8 @@ pub fn take<'c, 'a>(
             });
         }
         read(inner, x, &pos, dtype, guard)
-    })
+    })?;
+    e.optimization_barrier(gathered)
 }
 
 /// `scatter_add` / `scatter_set`: a generic over the target's dims (parallel) and the index
@@ -387,16 +402,25 @@ pub fn scatter<'c, 'a>(
         e.check_equal(have, want, check)?;
     }
     let dtype = t_ty.dtype;
-    // The accumulator starts as zeros, not as the target: IREE 3.13 cannot write into a
-    // constant target in place. The first position of the index (all index loops at 0)
-    // starts from the target instead; an empty index leaves the target as it is.
+    // The accumulator starts from a computed copy of the target, not the target itself:
+    // IREE 3.13 cannot update a constant target in place, and folds a plain copy away. The
+    // copy is the target where the index is empty and zeros otherwise; then the first index
+    // position (all index loops at 0) starts from the target.
     let ident: Vec<Idx> = (0..n).map(Idx::Loop).collect();
-    let sizes = dynamic_sizes(e, scope, &t_ty.dims, &[(target, ident.clone())])?;
-    let zero = e.const_scalar(dtype, 0.0)?;
-    let init = e.filled(&static_shape(&t_ty.dims), dtype, &sizes, zero)?;
+    let mut count = e.const_index(1)?;
+    for j in 0..k {
+        let d = e.dim_value(idx, j)?;
+        count = e.append(arith::muli(count, d, e.loc))?;
+    }
+    let none = e.const_index(0)?;
+    let empty = cmp(e, P::Eq, count, none)?;
+    let init = super::elementwise::remap(e, scope, t_ty, &[(target, ident.clone())], &[dtype], |inner, args| {
+        let zero = inner.const_scalar(dtype, 0.0)?;
+        sel(inner, empty, args[0], zero)
+    })?;
     let mut iters = vec![Iter::Parallel; n];
     iters.extend(vec![Iter::Reduction; k]);
-    let updated = e.generic(
+    let scattered = e.generic(
         &[(target, ident.clone(), e.elem(dtype)), (idx, idx_loops, e.elem(DType::I64)), (values, v_map, e.elem(dtype))],
         init,
         &ident,
@@ -418,16 +442,9 @@ pub fn scatter<'c, 'a>(
             sel(inner, hit, new, base)
         },
     )?;
-    let mut count = e.const_index(1)?;
-    for j in 0..k {
-        let d = e.dim_value(idx, j)?;
-        count = e.append(arith::muli(count, d, e.loc))?;
-    }
-    let none = e.const_index(0)?;
-    let empty = cmp(e, P::Eq, count, none)?;
-    super::elementwise::remap(e, scope, t_ty, &[(target, ident.clone()), (updated, ident)], &[dtype, dtype], |inner, args| {
-        sel(inner, empty, args[0], args[1])
-    })
+    // A dispatch of its own: fused with a consumer that reduces, IREE 3.13 sizes a stack
+    // buffer by the unbounded dynamic dims and fails to compile.
+    e.optimization_barrier(scattered)
 }
 
 /// `set_slice(x, value, a, b)`: a generic over `x` that reads `value` inside rows `a:b`.
@@ -441,7 +458,7 @@ pub fn set_slice<'c, 'a>(
     let x_ty = &operands[0].ty;
     let v_ty = &operands[1].ty;
     let x = expr::lower(e, scope, prog, &operands[0])?;
-    let value = expr::lower(e, scope, prog, &operands[1])?;
+    let value = read_source(e, expr::lower(e, scope, prog, &operands[1])?)?;
     let a = expr::lower(e, scope, prog, &operands[2])?;
     let b = expr::lower(e, scope, prog, &operands[3])?;
     let (a, b) = (scalar(e, a, DType::I64)?, scalar(e, b, DType::I64)?);
@@ -477,7 +494,7 @@ pub fn set_slice<'c, 'a>(
     let sizes = dynamic_sizes(e, scope, &result.dims, &[(x, ident.clone())])?;
     let init = e.empty(&static_shape(&result.dims), dtype, &sizes)?;
     let v_dims: Vec<Value<'c, 'a>> = (1..rank).map(|j| size(e, value, j)).collect::<Result<_>>()?;
-    e.generic(&[(x, ident.clone(), e.elem(dtype))], init, &ident, e.elem(dtype), &vec![Iter::Parallel; rank], |inner, args| {
+    let replaced = e.generic(&[(x, ident.clone(), e.elem(dtype))], init, &ident, e.elem(dtype), &vec![Iter::Parallel; rank], |inner, args| {
         let r = loop_index(inner, 0)?;
         let rel = sub(inner, r, start)?;
         let zero = inner.const_int(DType::I64, 0)?;
@@ -507,5 +524,6 @@ pub fn set_slice<'c, 'a>(
         tr.append_block(then_block);
         er.append_block(else_block);
         inner.append(scf::r#if(inside, &[inner.elem(dtype)], tr, er, inner.loc))
-    })
+    })?;
+    e.optimization_barrier(replaced)
 }
