@@ -53,7 +53,7 @@ impl Checker {
             let it = self.expr(sc, i)?;
             let xt = xt?;
             if it.ty().rank() > 0 {
-                return self.gather(xt, it, 0, span);
+                return self.gather(xt, it, 0, "x[idx]", span);
             }
             return self.index_axes(sc, xt, items, Some(it), span);
         }
@@ -201,8 +201,7 @@ impl Checker {
     }
 
     /// `take(x, idx, axis)`: x's dims before `axis`, idx's, then x's after `axis`.
-    pub(crate) fn gather(&mut self, x: Typed, idx: Typed, axis: usize, span: Span) -> Option<Typed> {
-        let fname = "take";
+    pub(crate) fn gather(&mut self, x: Typed, idx: Typed, axis: usize, fname: &str, span: Span) -> Option<Typed> {
         let xty = x.ty().clone();
         if xty.rank() == 0 {
             let d = Diagnostic::new(ErrorKind::Rank, span, "cannot index a scalar")
@@ -224,10 +223,10 @@ impl Checker {
         let (x, idx) = (x?, idx?);
         let rank = x.ty().rank();
         if rank == 0 {
-            return self.gather(x, idx, 0, span);
+            return self.gather(x, idx, 0, "take", span);
         }
         let axis = self.axis(&args[2], "take", &x.ty().clone(), rank)?;
-        self.gather(x, idx, axis, span)
+        self.gather(x, idx, axis, "take", span)
     }
 
     /// `scatter_add(target, idx, values)` / `scatter_set(...)`: `values` broadcast to
