@@ -95,9 +95,17 @@ pub(crate) fn witness(e: &TExpr) -> TExpr {
             witness(pick)
         }
         TExprKind::Op(op, args) => {
-            let args: Vec<TExpr> = args.iter().map(witness).collect();
             // Keep the dtypes the op's invariants need (a reduction's operand dtype, a
-            // matmul's equal dtypes): the witnesses have the same types as the originals.
+            // matmul's equal dtypes): the witnesses have the same types as the originals. A
+            // witness that descended through an elementwise node (a cast) may have another
+            // dtype: cast it back.
+            let args: Vec<TExpr> = args
+                .iter()
+                .map(|a| {
+                    let w = witness(a);
+                    if w.ty.dtype == a.ty.dtype { w } else { crate::check::cast(w, a.ty.dtype) }
+                })
+                .collect();
             TExpr::op(op.clone(), args, e.ty.clone(), e.span.clone())
         }
         _ => e.clone(),
