@@ -5,6 +5,7 @@
 mod contraction;
 pub(crate) mod elementwise;
 mod layout;
+mod math;
 mod reduction;
 
 use ptl_lang::ops::Op;

@@ -6,6 +6,7 @@ mod args;
 mod contraction;
 mod elementwise;
 mod layout;
+mod math;
 
 use crate::ast::{Expr, ExprKind, Ident};
 use crate::check::env::Scope;
@@ -58,7 +59,7 @@ impl Checker {
             Builtin::Pair(op) => {
                 let l = self.expr(sc, &args[0]);
                 let r = self.expr(sc, &args[1]);
-                let r = self.binary(op, &format!("`{fname}`"), l?, r?, span)?;
+                let r = self.binary(op, fname, l?, r?, span)?;
                 Some(Typed::strong(r.e))
             }
             Builtin::Reduce(op) => {
@@ -172,6 +173,13 @@ impl Checker {
                 let bb = self.expr(sc, &args[2]);
                 let (c, a, bb) = (c?, a?, bb?);
                 self.where_(c, a, bb, span)
+            }
+            Builtin::Clip => {
+                let x = self.expr(sc, &args[0]);
+                let lo = self.expr(sc, &args[1]);
+                let hi = self.expr(sc, &args[2]);
+                let (x, lo, hi) = (x?, lo?, hi?);
+                self.clip(x, lo, hi, span)
             }
             Builtin::Cast => {
                 let x = self.expr(sc, &args[0]);
