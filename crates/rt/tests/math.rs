@@ -14,6 +14,9 @@ fn ulps(a: f64, b: f64, eps: f64) -> f64 {
     if a == b {
         return 0.0;
     }
+    if a.is_infinite() || b.is_infinite() {
+        return f64::INFINITY;
+    }
     (a - b).abs() / eps / a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
 }
 

@@ -29,8 +29,8 @@ pub fn expm1<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let r = f.sel(one, x, r)?;
     let minus_one = f.eqc(um1, -1.0)?;
     let r = f.sel(minus_one, um1, r)?;
-    let inf = f.eqc(u, f64::INFINITY)?;
-    let r = f.sel(inf, u, r)?;
+    // Far out, `u - 1` is exact enough, and `(u - 1) * x` could overflow.
+    let r = f.sel(f.gtc(x, 40.0)?, um1, r)?;
     f.nan_through(x, r)
 }
 
