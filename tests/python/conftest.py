@@ -32,8 +32,12 @@ def ptl_literal(a) -> str:
         if a.dtype == bool:
             return "true" if x else "false"
         if a.dtype.kind == "f":
-            assert np.isfinite(x), "round-trip literals must be finite"
-            return repr(float(x))
+            x = float(x)
+            if np.isnan(x):
+                return "nan"
+            if np.isinf(x):
+                return "inf" if x > 0 else "-inf"
+            return repr(x)
         return str(int(x))
 
     dims = ", ".join(str(d) for d in a.shape)

@@ -21,6 +21,36 @@ pub enum UnaryOp {
     Sigmoid,
     Sin,
     Cos,
+    Tan,
+    Arcsin,
+    Arccos,
+    Arctan,
+    Sinh,
+    Cosh,
+    Arcsinh,
+    Arccosh,
+    Arctanh,
+    Exp2,
+    Expm1,
+    Log2,
+    Log10,
+    Cbrt,
+    Square,
+    Reciprocal,
+    Sign,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Erf,
+    Erfc,
+    Gammaln,
+    Log1mexp,
+    Softplus,
+    Isnan,
+    Isinf,
+    Isfinite,
+    LogicalNot,
 }
 
 impl UnaryOp {
@@ -35,6 +65,36 @@ impl UnaryOp {
         UnaryOp::Sigmoid,
         UnaryOp::Sin,
         UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::Arcsin,
+        UnaryOp::Arccos,
+        UnaryOp::Arctan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Arcsinh,
+        UnaryOp::Arccosh,
+        UnaryOp::Arctanh,
+        UnaryOp::Exp2,
+        UnaryOp::Expm1,
+        UnaryOp::Log2,
+        UnaryOp::Log10,
+        UnaryOp::Cbrt,
+        UnaryOp::Square,
+        UnaryOp::Reciprocal,
+        UnaryOp::Sign,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Round,
+        UnaryOp::Trunc,
+        UnaryOp::Erf,
+        UnaryOp::Erfc,
+        UnaryOp::Gammaln,
+        UnaryOp::Log1mexp,
+        UnaryOp::Softplus,
+        UnaryOp::Isnan,
+        UnaryOp::Isinf,
+        UnaryOp::Isfinite,
+        UnaryOp::LogicalNot,
     ];
 
     pub fn name(self) -> &'static str {
@@ -49,13 +109,50 @@ impl UnaryOp {
             UnaryOp::Sigmoid => "sigmoid",
             UnaryOp::Sin => "sin",
             UnaryOp::Cos => "cos",
+            UnaryOp::Tan => "tan",
+            UnaryOp::Arcsin => "arcsin",
+            UnaryOp::Arccos => "arccos",
+            UnaryOp::Arctan => "arctan",
+            UnaryOp::Sinh => "sinh",
+            UnaryOp::Cosh => "cosh",
+            UnaryOp::Arcsinh => "arcsinh",
+            UnaryOp::Arccosh => "arccosh",
+            UnaryOp::Arctanh => "arctanh",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Expm1 => "expm1",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Log10 => "log10",
+            UnaryOp::Cbrt => "cbrt",
+            UnaryOp::Square => "square",
+            UnaryOp::Reciprocal => "reciprocal",
+            UnaryOp::Sign => "sign",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Round => "round",
+            UnaryOp::Trunc => "trunc",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Erfc => "erfc",
+            UnaryOp::Gammaln => "gammaln",
+            UnaryOp::Log1mexp => "log1mexp",
+            UnaryOp::Softplus => "softplus",
+            UnaryOp::Isnan => "isnan",
+            UnaryOp::Isinf => "isinf",
+            UnaryOp::Isfinite => "isfinite",
+            UnaryOp::LogicalNot => "logical_not",
         }
     }
 
     /// Whether an integer operand keeps its dtype (`abs`, `-`); every other op computes in
     /// floating point, so the checker casts integers to `f64` first, as NumPy does.
     pub fn keeps_integers(self) -> bool {
-        matches!(self, UnaryOp::Neg | UnaryOp::Abs)
+        use UnaryOp::*;
+        matches!(self, Neg | Abs | Square | Sign | Floor | Ceil | Round | Trunc)
+    }
+
+    /// The tests `isnan`, `isinf`, `isfinite` and `logical_not` give bool.
+    pub fn gives_bool(self) -> bool {
+        use UnaryOp::*;
+        matches!(self, Isnan | Isinf | Isfinite | LogicalNot)
     }
 }
 
@@ -76,11 +173,44 @@ pub enum BinaryOp {
     Ge,
     Eq,
     Ne,
+    /// `arctan2(y, x)`: the angle of the point (x, y), in (-pi, pi].
+    Arctan2,
+    /// `mod(a, b)`: the remainder with the sign of the divisor, as NumPy's `mod`.
+    Mod,
+    /// `floor_divide(a, b)`: `floor(a / b)`, as NumPy's `//`.
+    FloorDivide,
+    /// `logaddexp(a, b)`: `log(exp(a) + exp(b))` without overflow.
+    Logaddexp,
+    /// Logical ops on bool operands (the checker casts numbers to bool first).
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
 }
 
 impl BinaryOp {
-    /// The binary ops callable by name (the others are operators).
-    pub const CALLABLE: &[BinaryOp] = &[BinaryOp::Maximum, BinaryOp::Minimum];
+    /// The binary ops callable by name (the others are operators; `power` is `**`).
+    pub const CALLABLE: &[BinaryOp] = &[
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::Pow,
+        BinaryOp::Arctan2,
+        BinaryOp::Mod,
+        BinaryOp::FloorDivide,
+        BinaryOp::Logaddexp,
+        BinaryOp::LogicalAnd,
+        BinaryOp::LogicalOr,
+        BinaryOp::LogicalXor,
+    ];
+
+    /// Float functions: integer operands are computed in `f64`, as NumPy does.
+    pub fn is_float_function(self) -> bool {
+        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp)
+    }
+
+    /// `logical_and`, `logical_or`, `logical_xor`: bool operands and result.
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor)
+    }
 
     pub fn is_comparison(self) -> bool {
         matches!(self, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne)
@@ -88,7 +218,8 @@ impl BinaryOp {
 
     /// Arithmetic ops, undefined on bool.
     pub fn is_arithmetic(self) -> bool {
-        matches!(self, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow)
+        use BinaryOp::*;
+        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp)
     }
 
     pub fn name(self) -> &'static str {
@@ -106,6 +237,13 @@ impl BinaryOp {
             BinaryOp::Ge => ">=",
             BinaryOp::Eq => "==",
             BinaryOp::Ne => "!=",
+            BinaryOp::Arctan2 => "arctan2",
+            BinaryOp::Mod => "mod",
+            BinaryOp::FloorDivide => "floor_divide",
+            BinaryOp::Logaddexp => "logaddexp",
+            BinaryOp::LogicalAnd => "logical_and",
+            BinaryOp::LogicalOr => "logical_or",
+            BinaryOp::LogicalXor => "logical_xor",
         }
     }
 }
@@ -303,6 +441,8 @@ pub enum Builtin {
     Reshape,
     /// `where(cond, a, b)`.
     Where,
+    /// `clip(x, lo, hi)`: `minimum(maximum(x, lo), hi)`, as NumPy's `clip`.
+    Clip,
     /// `cast(x, dtype)`.
     Cast,
     /// `take(x, idx, axis)`.
@@ -328,6 +468,7 @@ impl Builtin {
             Builtin::Squeeze,
             Builtin::Reshape,
             Builtin::Where,
+            Builtin::Clip,
             Builtin::Cast,
             Builtin::Take,
             Builtin::Scatter { add: true },
@@ -344,6 +485,7 @@ impl Builtin {
     pub fn name(self) -> &'static str {
         match self {
             Builtin::Unary(u) => u.name(),
+            Builtin::Pair(BinaryOp::Pow) => "power",
             Builtin::Pair(b) => b.name(),
             Builtin::Reduce(r) => r.name(),
             Builtin::Softmax { log: false } => "softmax",
@@ -354,6 +496,7 @@ impl Builtin {
             Builtin::Squeeze => "squeeze",
             Builtin::Reshape => "reshape",
             Builtin::Where => "where",
+            Builtin::Clip => "clip",
             Builtin::Cast => "cast",
             Builtin::Take => "take",
             Builtin::Scatter { add: true } => "scatter_add",
@@ -367,7 +510,7 @@ impl Builtin {
         match self {
             Builtin::Unary(_) => (1, 1),
             Builtin::Reduce(_) => (1, 2),
-            Builtin::Where | Builtin::Take | Builtin::Scatter { .. } => (3, 3),
+            Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } => (3, 3),
             Builtin::SetSlice => (4, 4),
             _ => (2, 2),
         }
@@ -378,12 +521,14 @@ impl Builtin {
         let n = self.name();
         match self {
             Builtin::Unary(_) => format!("{n}(x)"),
+            Builtin::Pair(BinaryOp::Arctan2) => format!("{n}(y, x)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
             Builtin::Reduce(_) => format!("{n}(x), {n}(x, axes)"),
             Builtin::Softmax { .. } | Builtin::Expand | Builtin::Squeeze => format!("{n}(x, axis)"),
             Builtin::Transpose => format!("{n}(x, [axes])"),
             Builtin::Broadcast | Builtin::Reshape => format!("{n}(x, [dims])"),
             Builtin::Where => format!("{n}(cond, a, b)"),
+            Builtin::Clip => format!("{n}(x, lo, hi)"),
             Builtin::Cast => format!("{n}(x, dtype)"),
             Builtin::Take => format!("{n}(x, idx, axis)"),
             Builtin::Scatter { .. } => format!("{n}(target, idx, values)"),

@@ -14,6 +14,9 @@ fn ulps(a: f64, b: f64, eps: f64) -> f64 {
     if a == b {
         return 0.0;
     }
+    if a.is_infinite() || b.is_infinite() {
+        return f64::INFINITY;
+    }
     (a - b).abs() / eps / a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
 }
 
@@ -47,4 +50,181 @@ fn sin_and_cos_match_libm() {
             assert!(u <= tolerance, "{name}({}): compiled {g:e}, interpreter {w:e}: {u} ulps", xs[i]);
         }
     }
+}
+
+/// Arguments over every op's domain: a fine grid, [-1, 1] finely, both signs of a
+/// logarithmic sweep from 1e-300 to 1e300, the far tails some ops are known for, and the
+/// special values.
+fn wide_arguments() -> Vec<f64> {
+    let mut xs: Vec<f64> = (0..=4000).map(|i| -20.0 + i as f64 * 0.01).collect();
+    xs.extend((0..=2000).map(|i| -1.0 + i as f64 * 0.001));
+    for i in 0..=600 {
+        let m = 10f64.powf(-300.0 + i as f64);
+        xs.extend([m, -m, m * 1.37, -m * 2.91]);
+    }
+    // erfc far out, exp2 near its limits, log1mexp near 0, arccosh near 1.
+    xs.extend((0..=300).map(|i| 20.0 + i as f64 * 0.03));
+    xs.extend([1023.5, 1024.0, -1074.0, -1075.0, -1022.5, 709.7, 710.0, -745.0, 1.0 + 1e-15, 1.0 - 1e-16, 0.5, -0.5, 2.5, -2.5]);
+    xs.extend([0.0, -0.0, 5e-324, -5e-324, f64::MIN_POSITIVE, f64::MAX, -f64::MAX, f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
+    xs
+}
+
+/// Largest ulp distance, compiled vs interpreter, of `name` (a function of one or two
+/// arguments in `prog`) over `args`, with the worst argument.
+/// What an error is measured against: the result, or at least the operands' magnitude
+/// (everywhere, or for negative operands).
+#[derive(Clone, Copy, PartialEq)]
+enum Scale {
+    Result,
+    Operands,
+    Negative,
+}
+
+fn worst(e: &mut Engine, prog: &ptl_lang::typed::TProgram, name: &str, args: &[Value], mode: Scale) -> (f64, String) {
+    let want = ptl_interp::call_function(prog, name, args).unwrap().remove(0);
+    let got = e.call(prog, name, args).unwrap().remove(0);
+    let (pairs, eps): (Vec<(f64, f64)>, f64) = match (&got, &want) {
+        (Value::F64(g), Value::F64(w)) => (g.iter().zip(w.iter()).map(|(a, b)| (*a, *b)).collect(), f64::EPSILON),
+        (Value::F32(g), Value::F32(w)) => {
+            (g.iter().zip(w.iter()).map(|(a, b)| (*a as f64, *b as f64)).collect(), f32::EPSILON as f64)
+        }
+        _ => panic!("{name}: dtypes {} and {}", got.dtype(), want.dtype()),
+    };
+    let mut worst = (0.0, String::new());
+    for (i, (g, w)) in pairs.iter().enumerate() {
+        let scale = args.iter().map(|a| f64_at(a, i).abs()).filter(|m| m.is_finite()).fold(0.0, f64::max);
+        let negative = args.iter().any(|a| f64_at(a, i) < 0.0);
+        let by_operands = mode == Scale::Operands || (mode == Scale::Negative && negative);
+        let u = if by_operands && g.is_finite() && w.is_finite() {
+            (g - w).abs() / eps / g.abs().max(w.abs()).max(scale).max(f64::MIN_POSITIVE)
+        } else {
+            ulps(*g, *w, eps)
+        };
+        if u > worst.0 {
+            let at: Vec<String> = args.iter().map(|a| format!("{:e}", f64_at(a, i))).collect();
+            worst = (u, format!("at ({}): compiled {g:e}, interpreter {w:e}", at.join(", ")));
+        }
+    }
+    worst
+}
+
+/// The arguments within `2^20 * pi/2`, where the trig reduction is exact.
+fn reduced(v: &Value) -> Value {
+    let keep = |x: f64| !(x.abs() > 1.6e6);
+    match v {
+        Value::F64(a) => vec64(&a.iter().copied().filter(|&x| keep(x)).collect::<Vec<_>>()),
+        Value::F32(a) => vec32(&a.iter().map(|&x| x as f64).filter(|&x| keep(x)).collect::<Vec<_>>()),
+        other => other.clone(),
+    }
+}
+
+fn f64_at(v: &Value, i: usize) -> f64 {
+    match v {
+        Value::F64(a) => a.as_slice().and_then(|s| s.get(i)).copied().unwrap_or(f64::NAN),
+        Value::F32(a) => a.as_slice().and_then(|s| s.get(i)).map(|x| *x as f64).unwrap_or(f64::NAN),
+        _ => f64::NAN,
+    }
+}
+
+fn vec64(xs: &[f64]) -> Value {
+    Value::F64(ArrayD::from_shape_vec(IxDyn(&[xs.len()]), xs.to_vec()).unwrap())
+}
+
+fn vec32(xs: &[f64]) -> Value {
+    Value::F32(ArrayD::from_shape_vec(IxDyn(&[xs.len()]), xs.iter().map(|&x| x as f32).collect()).unwrap())
+}
+
+/// The math library's float functions, compiled (built from arithmetic) against the
+/// interpreter (musl's libm through the `libm` crate), in ulps, over `wide_arguments()`.
+#[test]
+fn math_library_matches_libm() {
+    // (op, f64 tolerance in ulps)
+    let unary: &[(&str, f64)] = &[
+        ("tan", 2.0),
+        ("arcsin", 2.0),
+        ("arccos", 2.0),
+        ("arctan", 2.0),
+        ("sinh", 2.0),
+        ("cosh", 2.0),
+        ("arcsinh", 2.0),
+        ("arccosh", 2.0),
+        ("arctanh", 2.0),
+        ("exp2", 2.0),
+        ("expm1", 2.0),
+        ("log2", 2.0),
+        ("log10", 2.0),
+        ("cbrt", 1.0),
+        ("erf", 2.0),
+        ("erfc", 2.0),
+        ("gammaln", 3.0),
+        ("log1mexp", 2.0),
+        ("softplus", 2.0),
+        ("square", 0.0),
+        ("reciprocal", 0.0),
+        ("sign", 0.0),
+        ("floor", 0.0),
+        ("ceil", 0.0),
+        ("round", 0.0),
+        ("trunc", 0.0),
+    ];
+    let mut src = String::new();
+    for (op, _) in unary {
+        src.push_str(&format!("fn {op}64(x: f64[n]) {{ {op}(x) }}\nfn {op}32(x: f32[n]) {{ {op}(x) }}\n"));
+    }
+    let binary: &[(&str, f64)] = &[("arctan2", 2.0), ("logaddexp", 2.0), ("mod", 0.0), ("floor_divide", 0.0)];
+    for (op, _) in binary {
+        src.push_str(&format!(
+            "fn {op}64(a: f64[n], b: f64[n]) {{ {op}(a, b) }}\nfn {op}32(a: f32[n], b: f32[n]) {{ {op}(a, b) }}\n"
+        ));
+    }
+    let prog = ptl_lang::frontend(&src).expect("checks");
+    let mut e = Engine::new(EngineOptions { cache_dir: CompileCache::default_dir(), ..Default::default() }).expect("IREE runtime starts");
+    let xs = wide_arguments();
+    let (x64, x32) = (vec64(&xs), vec32(&xs));
+    let mut failures = Vec::new();
+    for (op, tol) in unary {
+        for (suffix, arg, tol) in [("64", &x64, *tol), ("32", &x32, 1.0)] {
+            let name = format!("{op}{suffix}");
+            // tan reduces its argument as sin and cos do: within ulps up to 2^20 * pi/2.
+            let arg = if *op == "tan" { &reduced(arg) } else { arg };
+            // gammaln of negative x is `log(pi / |x sin(pi x)|) - gammaln(-x)`, which cancels
+            // near its zeros (in libm and SciPy as here): measured against |x| there.
+            let scale = if *op == "gammaln" { Scale::Negative } else { Scale::Result };
+            let (u, at) = worst(&mut e, &prog, &name, std::slice::from_ref(arg), scale);
+            println!("{name:>14}: max {u:.2} ulp {at}");
+            if u > tol {
+                failures.push(format!("{name}: {u} ulps {at}"));
+            }
+        }
+    }
+    // Pairs: every a of a sample against every b of a sample (signs, zeros, inf, NaN, far
+    // apart magnitudes).
+    let sample: Vec<f64> = xs.iter().copied().step_by(37).chain([0.0, -0.0, f64::INFINITY, -f64::INFINITY, f64::NAN, 3.0, -3.0, 1e-300, 7.5]).collect();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &p in &sample {
+        for &q in &sample {
+            // mod and floor_divide are exact while |a / b| < 2^52 (see lower/src/ops/mathlib.rs).
+            a.push(p);
+            b.push(q);
+        }
+    }
+    for (op, tol) in binary {
+        let (aa, bb): (Vec<f64>, Vec<f64>) = if op.contains("mod") || op.contains("floor") {
+            a.iter().zip(&b).filter(|(p, q)| !((*p / *q).abs() >= 2f64.powi(52) && p.is_finite() && q.is_finite() && **q != 0.0)).map(|(p, q)| (*p, *q)).unzip()
+        } else {
+            (a.clone(), b.clone())
+        };
+        for (suffix, args, tol) in [("64", [vec64(&aa), vec64(&bb)], *tol), ("32", [vec32(&aa), vec32(&bb)], 1.0)] {
+            let name = format!("{op}{suffix}");
+            // logaddexp's result cancels (a + log1p(exp(b - a)) near 0, in NumPy's formula
+            // as here): its error is measured against the operands' magnitude.
+            let scale = if *op == "logaddexp" { Scale::Operands } else { Scale::Result };
+            let (u, at) = worst(&mut e, &prog, &name, &args, scale);
+            println!("{name:>14}: max {u:.2} ulp {at}");
+            if u > tol {
+                failures.push(format!("{name}: {u} ulps {at}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "beyond tolerance:\n{}", failures.join("\n"));
 }

@@ -134,7 +134,8 @@ fn builtins_tables_name_only_builtins() {
             }
         }
     }
-    assert_eq!(sections, 1, "expected exactly one `## Builtins` section in book/src/reference/*.md");
+    // One section per chapter that lists builtins (types.md, math.md, ...).
+    assert!(sections >= 1, "expected a `## Builtins` section in book/src/reference/*.md");
     assert!(calls >= Builtin::all().len() / 2, "found only {calls} calls in the Builtins tables; did the table format change?");
     assert!(unknown.is_empty(), "the Builtins tables name calls that are not builtins: {}", unknown.join(", "));
 }

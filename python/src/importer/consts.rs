@@ -1,13 +1,12 @@
 //! How a constant of the graph appears in the ptl function: a one-element constant is a
-//! literal written where it is used; a small finite array is a `let` of an array literal;
-//! anything larger (or holding a NaN or an infinity, which array literals cannot) becomes a
-//! parameter of the function, and its array is passed with every call. A weight matrix
+//! literal written where it is used; a small array is a `let` of an array literal (`inf`,
+//! `-inf` and `nan` included); anything larger becomes a parameter of the function, and its array is passed with every call. A weight matrix
 //! thus never turns into megabytes of source to print, parse and check again.
 
-use ptl_lang::ast::{BinOp, Expr, ExprKind};
+use ptl_lang::ast::{Expr, ExprKind};
 use ptl_lang::{DType, Dim, Value};
 
-use super::syntax::{ascribe, bin, ex, float, int};
+use super::syntax::{ascribe, ex, float, int};
 
 /// Arrays with more elements than this are passed as arguments.
 pub const MAX_LITERAL_ELEMENTS: usize = 16;
@@ -21,8 +20,7 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// The literal for this value converted to `dtype` (as a cast would). Non-finite floats
-    /// are written as a division of literals.
+    /// The literal for this value converted to `dtype` (as a cast would).
     pub fn literal(self, dtype: DType) -> Expr {
         match (self, dtype) {
             (s, DType::Bool) => ex(ExprKind::Bool(match s {
@@ -38,16 +36,8 @@ impl Scalar {
             (Scalar::I(i), DType::F32) => float(i as f32 as f64),
             (Scalar::I(i), _) => float(i as f64),
             (Scalar::F(f), d) => {
-                let f = if d == DType::F32 { f as f32 as f64 } else { f };
-                if f.is_nan() {
-                    bin(BinOp::Div, float(0.0), float(0.0))
-                } else if f == f64::INFINITY {
-                    bin(BinOp::Div, float(1.0), float(0.0))
-                } else if f == f64::NEG_INFINITY {
-                    bin(BinOp::Div, float(-1.0), float(0.0))
-                } else {
-                    float(f)
-                }
+                // `inf`, `-inf` and `nan` are literals too.
+                float(if d == DType::F32 { f as f32 as f64 } else { f })
             }
         }
     }
@@ -88,12 +78,11 @@ pub fn binding(v: &Value) -> Binding {
     let values = scalars(v);
     match values.as_slice() {
         [one] => Binding::Scalar(*one),
-        _ if values.iter().all(|s| s.is_finite()) => {
+        _ => {
             let dims: Vec<Dim> = v.shape().iter().map(|&n| Dim::Static(n as u64)).collect();
             let lit = if values.is_empty() { ex(ExprKind::Array(vec![])) } else { nested(&values, v.shape(), v.dtype()) };
             Binding::Literal(ascribe(lit, v.dtype(), &dims))
         }
-        _ => Binding::Parameter,
     }
 }
 

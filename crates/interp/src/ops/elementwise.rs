@@ -4,6 +4,7 @@
 use ndarray::{ArrayD, Zip};
 use num_traits::Float;
 
+use super::math;
 use crate::error::{InterpError, Result};
 use crate::scalar::{self, CastElem, FloatElem, IntElem};
 use ptl_lang::span::Span;
@@ -43,6 +44,20 @@ pub(crate) fn apply(op: &Op, dtype: DType, values: Vec<Value>, span: &Span) -> R
 
 pub(crate) fn unary(op: UnaryOp, v: Value, span: &Span) -> Result<Value> {
     use UnaryOp::*;
+    if let Some(f) = math::test_f64(op) {
+        return match v {
+            Value::F64(a) => Ok(Value::Bool(a.mapv(f))),
+            Value::F32(a) => Ok(Value::Bool(a.mapv(|x| f(f64::from(x))))),
+            _ => Err(InterpError::internal(format!("`{op:?}` on a {} operand", v.dtype()), span)),
+        };
+    }
+    if let Some(f) = math::unary_f64(op) {
+        match v {
+            Value::F64(a) => return Ok(Value::F64(a.mapv_into(f))),
+            Value::F32(a) => return Ok(Value::F32(a.mapv_into(|x| f(f64::from(x)) as f32))),
+            _ => {}
+        }
+    }
     Ok(match v {
         Value::F32(a) => Value::F32(float_unary(op, a)),
         Value::F64(a) => Value::F64(float_unary(op, a)),
@@ -51,6 +66,7 @@ pub(crate) fn unary(op: UnaryOp, v: Value, span: &Span) -> Result<Value> {
         Value::Bool(a) => match op {
             // np.abs on bool is the identity.
             Abs => Value::Bool(a),
+            LogicalNot => Value::Bool(a.mapv_into(|x| !x)),
             _ => return Err(InterpError::internal(format!("unary {op:?} on a bool operand"), span)),
         },
     })
@@ -70,6 +86,7 @@ fn float_unary<T: FloatElem + Float>(op: UnaryOp, a: ArrayD<T>) -> ArrayD<T> {
         Sigmoid => scalar::sigmoid,
         Sin => Float::sin,
         Cos => Float::cos,
+        _ => |x| x,
     };
     a.mapv_into(f)
 }
@@ -78,11 +95,42 @@ fn int_unary<T: IntElem>(op: UnaryOp, a: ArrayD<T>, span: &Span) -> Result<Array
     match op {
         UnaryOp::Neg => Ok(a.mapv_into(T::wneg)),
         UnaryOp::Abs => Ok(a.mapv_into(T::wabs)),
+        UnaryOp::Square => Ok(a.mapv_into(|x| x.wmul(x))),
+        UnaryOp::Sign => Ok(a.mapv_into(|x| match x.cmp(&T::ZERO) {
+            std::cmp::Ordering::Less => T::ONE.wneg(),
+            std::cmp::Ordering::Equal => T::ZERO,
+            std::cmp::Ordering::Greater => T::ONE,
+        })),
+        // Integers are already integral.
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc => Ok(a),
         _ => Err(InterpError::internal(format!("unary {op:?} on an integer operand (the checker casts to float first)"), span)),
     }
 }
 
 pub(crate) fn binary(op: BinaryOp, a: &Value, b: &Value, span: &Span) -> Result<Value> {
+    if let Some(f) = math::binary_f64(op) {
+        match (a, b) {
+            (Value::F64(x), Value::F64(y)) => return zip2(x, y, span, f).map(Value::F64),
+            (Value::F32(x), Value::F32(y)) => {
+                return zip2(x, y, span, |p, q| f(f64::from(p), f64::from(q)) as f32).map(Value::F32);
+            }
+            _ => {}
+        }
+    }
+    if matches!(op, BinaryOp::Mod | BinaryOp::FloorDivide) {
+        let pick = move |a: i64, b: i64| {
+            let (q, r) = math::int_divmod(a, b, i64::MIN);
+            if op == BinaryOp::Mod { r } else { q }
+        };
+        match (a, b) {
+            // i32 in i64: `MIN // -1` is 2^31 there, which wraps back to `MIN`.
+            (Value::I32(x), Value::I32(y)) => {
+                return zip2(x, y, span, |p, q| pick(i64::from(p), i64::from(q)) as i32).map(Value::I32);
+            }
+            (Value::I64(x), Value::I64(y)) => return zip2(x, y, span, pick).map(Value::I64),
+            _ => {}
+        }
+    }
     match (a, b) {
         (Value::F32(x), Value::F32(y)) => float_binary(op, x, y, span),
         (Value::F64(x), Value::F64(y)) => float_binary(op, x, y, span),
@@ -159,6 +207,9 @@ fn bool_binary(op: BinaryOp, x: &ArrayD<bool>, y: &ArrayD<bool>, span: &Span) ->
     let f: fn(bool, bool) -> bool = match op {
         Add | Maximum => |a, b| a | b,
         Mul | Minimum => |a, b| a & b,
+        LogicalAnd => |a, b| a && b,
+        LogicalOr => |a, b| a || b,
+        LogicalXor => |a, b| a != b,
         _ => return Err(InterpError::internal(format!("binary {op:?} on bool operands"), span)),
     };
     zip2(x, y, span, f).map(Value::Bool)

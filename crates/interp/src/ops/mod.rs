@@ -6,6 +6,7 @@ mod contraction;
 pub(crate) mod elementwise;
 mod indexing;
 mod layout;
+mod math;
 mod reduction;
 
 use ptl_lang::ops::Op;

@@ -168,6 +168,9 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
             "print" => Token::Print,
             "true" => Token::True,
             "false" => Token::False,
+            // The float constants (`-inf` is a negation, as `-1.0` is).
+            "inf" => Token::Float(f64::INFINITY),
+            "nan" => Token::Float(f64::NAN),
             _ => match DType::from_name(s) {
                 Some(d) => Token::DType(d),
                 None => Token::Ident(s),

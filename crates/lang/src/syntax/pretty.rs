@@ -60,19 +60,14 @@ pub fn print_type(t: &TypeExpr) -> String {
     out
 }
 
-/// A finite float as a literal that re-lexes to the same value and always looks like a
+/// A float as a literal (`inf`, `nan`, `-inf` for the non-finite ones) that re-lexes to the same value and always looks like a
 /// float. Negative values get a leading `-` (which parses as unary minus).
 pub fn float_literal(x: f64) -> String {
     if x.is_nan() {
-        return "(0.0 / 0.0)".to_string();
+        return "nan".to_string();
     }
     if x.is_infinite() {
-        return if x > 0.0 {
-            "(1.0 / 0.0)"
-        } else {
-            "(-1.0 / 0.0)"
-        }
-        .to_string();
+        return if x > 0.0 { "inf" } else { "-inf" }.to_string();
     }
     let s = format!("{x:?}");
     if s.contains(['.', 'e', 'E']) {
@@ -131,7 +126,7 @@ fn prec(e: &Expr) -> u8 {
         ExprKind::Unary(..) => UNARY,
         ExprKind::Transpose(_) | ExprKind::Index(..) => POSTFIX,
         ExprKind::Int(n) if *n < 0 => UNARY,
-        ExprKind::Float(x) if x.is_finite() && x.is_sign_negative() => UNARY,
+        ExprKind::Float(x) if !x.is_nan() && x.is_sign_negative() => UNARY,
         _ => ATOM,
     }
 }
@@ -274,6 +269,9 @@ mod tests {
         assert_eq!(float_literal(1e16), "1e16");
         assert_eq!(float_literal(2.5e10), "25000000000.0");
         assert_eq!(float_literal(-2.0), "-2.0");
+        assert_eq!(float_literal(f64::INFINITY), "inf");
+        assert_eq!(float_literal(f64::NEG_INFINITY), "-inf");
+        assert_eq!(float_literal(f64::NAN), "nan");
     }
 
     #[test]

@@ -3,9 +3,15 @@
 pub mod contraction;
 pub mod elementwise;
 pub mod indexing;
+pub mod explog;
+pub mod fbuild;
+pub mod invtrig;
 pub mod layout;
+pub mod lgamma;
+pub mod mathlib;
 pub mod reduction;
 pub mod scalar;
+pub mod special;
 pub mod trig;
 
 use melior::ir::Value;

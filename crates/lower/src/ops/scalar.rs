@@ -9,11 +9,14 @@ use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, UnaryOp};
 
 use crate::emitter::Emitter;
-use crate::error::Result;
+use crate::error::{LowerError, Result};
 use crate::types::element_type;
 
 /// One element of a unary op, built with the `arith` and `math` dialects' typed builders.
 pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    if let Some(v) = super::mathlib::unary(e, op, dt, x)? {
+        return Ok(v);
+    }
     let float = dt.is_float();
     let (ctx, loc) = (e.ctx, e.loc);
     let built: Operation<'c> = match op {
@@ -42,6 +45,7 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
         // Built from arithmetic: IREE links no libm for f64, see `trig.rs`.
         UnaryOp::Sin => return super::trig::sin_cos(e, dt, x, false),
         UnaryOp::Cos => return super::trig::sin_cos(e, dt, x, true),
+        other => return Err(LowerError::Internal(format!("unary `{}` on {dt}", other.name()))),
     };
     e.append(built)
 }
@@ -57,6 +61,9 @@ pub fn binary<'c, 'a>(
     let boolean = dt == DType::Bool;
     if op.is_comparison() {
         return compare(e, op, dt, a, b);
+    }
+    if let Some(v) = super::mathlib::binary(e, op, dt, a, b)? {
+        return Ok(v);
     }
     let loc = e.loc;
     let built: Operation<'c> = match op {
@@ -79,7 +86,7 @@ pub fn binary<'c, 'a>(
         BinaryOp::Minimum if float => arith::minimumf(a, b, loc),
         BinaryOp::Minimum if boolean => arith::andi(a, b, loc),
         BinaryOp::Minimum => arith::minsi(a, b, loc),
-        _ => unreachable!("comparisons handled above"),
+        other => return Err(LowerError::Internal(format!("binary `{}` on {dt}", other.name()))),
     };
     e.append(built)
 }

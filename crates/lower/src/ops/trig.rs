@@ -45,6 +45,38 @@ const C: [f64; 6] = [
 pub fn sin_cos<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, cos: bool) -> Result<Value<'c, 'a>> {
     let f64_ty: Type<'c> = e.elem(DType::F64);
     let x = if dt == DType::F32 { e.append(arith::extf(x, f64_ty, e.loc))? } else { x };
+    let Kernels { quadrant, sin: ks, cos: kc } = kernels(e, x)?;
+    let k = |v: f64| e.const_scalar(DType::F64, v);
+    let is = |m: f64| -> Result<Value<'c, 'a>> {
+        let c = k(m)?;
+        e.append(arith::cmpf(e.ctx, CmpfPredicate::Oeq, quadrant, c, e.loc))
+    };
+    let neg_ks = e.append(arith::negf(ks, e.loc))?;
+    let neg_kc = e.append(arith::negf(kc, e.loc))?;
+    // sin: q0 ks, q1 kc, q2 -ks, q3 -kc; cos: q0 kc, q1 -ks, q2 -kc, q3 ks.
+    let by_quadrant = if cos { [kc, neg_ks, neg_kc, ks] } else { [ks, kc, neg_ks, neg_kc] };
+    let mut out = by_quadrant[3];
+    for (m, v) in [(2.0, by_quadrant[2]), (1.0, by_quadrant[1]), (0.0, by_quadrant[0])] {
+        let hit = is(m)?;
+        out = e.append(arith::select(hit, v, out, e.loc))?;
+    }
+    if dt == DType::F32 {
+        let f32_ty = e.elem(DType::F32);
+        return e.append(melior::dialect::ods::arith::truncf(e.ctx, f32_ty, out, e.loc).into());
+    }
+    Ok(out)
+}
+
+/// The reduced argument's kernels: `x = n * pi/2 + r`, `quadrant = n mod 4` (an `f64`), and
+/// `sin(r)`, `cos(r)`.
+pub struct Kernels<'c, 'a> {
+    pub quadrant: Value<'c, 'a>,
+    pub sin: Value<'c, 'a>,
+    pub cos: Value<'c, 'a>,
+}
+
+/// Reduces an `f64` `x` by pi/2 and evaluates both kernels.
+pub fn kernels<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Kernels<'c, 'a>> {
     let k = |v: f64| e.const_scalar(DType::F64, v);
     let add = |a, b| e.append(arith::addf(a, b, e.loc));
     let sub = |a, b| e.append(arith::subf(a, b, e.loc));
@@ -95,22 +127,5 @@ pub fn sin_cos<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, cos: bo
     // for inf/NaN input, whose r is NaN already).
     let quarter = e.append(math::floor(e.ctx, mul(n, k(0.25)?)?, e.loc).into())?;
     let quadrant = sub(n, mul(quarter, k(4.0)?)?)?;
-    let is = |m: f64| -> Result<Value<'c, 'a>> {
-        let c = k(m)?;
-        e.append(arith::cmpf(e.ctx, CmpfPredicate::Oeq, quadrant, c, e.loc))
-    };
-    let neg_ks = e.append(arith::negf(ks, e.loc))?;
-    let neg_kc = e.append(arith::negf(kc, e.loc))?;
-    // sin: q0 ks, q1 kc, q2 -ks, q3 -kc; cos: q0 kc, q1 -ks, q2 -kc, q3 ks.
-    let by_quadrant = if cos { [kc, neg_ks, neg_kc, ks] } else { [ks, kc, neg_ks, neg_kc] };
-    let mut out = by_quadrant[3];
-    for (m, v) in [(2.0, by_quadrant[2]), (1.0, by_quadrant[1]), (0.0, by_quadrant[0])] {
-        let hit = is(m)?;
-        out = e.append(arith::select(hit, v, out, e.loc))?;
-    }
-    if dt == DType::F32 {
-        let f32_ty = e.elem(DType::F32);
-        return e.append(melior::dialect::ods::arith::truncf(e.ctx, f32_ty, out, e.loc).into());
-    }
-    Ok(out)
+    Ok(Kernels { quadrant, sin: ks, cos: kc })
 }

@@ -14,6 +14,9 @@ use crate::types::{DType, Dim, TensorType};
 
 impl Checker {
     pub(crate) fn math(&mut self, op: UnaryOp, fname: &str, x: Typed, span: Span) -> Option<Typed> {
+        if op.gives_bool() {
+            return Some(self.test(op, x, span));
+        }
         if x.dtype() == DType::Bool {
             let d = Diagnostic::new(
                 ErrorKind::DType,
@@ -81,6 +84,9 @@ impl Checker {
         r: Typed,
         span: Span,
     ) -> Option<Typed> {
+        if op.is_logical() {
+            return self.logical(op, l, r, span);
+        }
         let arith = op.is_arithmetic();
         let mut ok = true;
         if arith && (l.dtype() == DType::Bool || r.dtype() == DType::Bool) {
@@ -110,7 +116,7 @@ impl Checker {
         }
         let dims = dims?;
         let mut target = common(l.key(), r.key());
-        if op == BinaryOp::Div && !target.is_float() {
+        if op.is_float_function() && !target.is_float() {
             target = DType::F64;
         }
         let result = if op.is_comparison() {

@@ -7,6 +7,7 @@ mod contraction;
 mod elementwise;
 mod indexing;
 mod layout;
+mod math;
 
 use crate::ast::{Expr, ExprKind, Ident};
 use crate::check::env::Scope;
@@ -59,7 +60,7 @@ impl Checker {
             Builtin::Pair(op) => {
                 let l = self.expr(sc, &args[0]);
                 let r = self.expr(sc, &args[1]);
-                let r = self.binary(op, &format!("`{fname}`"), l?, r?, span)?;
+                let r = self.binary(op, fname, l?, r?, span)?;
                 Some(Typed::strong(r.e))
             }
             Builtin::Reduce(op) => {
@@ -177,6 +178,13 @@ impl Checker {
             Builtin::Take => self.take(sc, args, span),
             Builtin::Scatter { add } => self.scatter(sc, add, args, span),
             Builtin::SetSlice => self.set_slice(sc, args, span),
+            Builtin::Clip => {
+                let x = self.expr(sc, &args[0]);
+                let lo = self.expr(sc, &args[1]);
+                let hi = self.expr(sc, &args[2]);
+                let (x, lo, hi) = (x?, lo?, hi?);
+                self.clip(x, lo, hi, span)
+            }
             Builtin::Cast => {
                 let x = self.expr(sc, &args[0]);
                 let ExprKind::DType(to) = args[1].kind else {

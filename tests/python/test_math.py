@@ -1,0 +1,201 @@
+"""The math library's compiled results against NumPy/SciPy, in ulps, over grids that include
+the tails each function is known for (gammaln-like growth, erfc far out, log1mexp near 0,
+expm1 of tiny arguments, arcsinh of huge and tiny ones) and the special values.
+
+ptl's compiled code builds these functions from arithmetic (IREE links no libm for f64), so
+this is the check that matters for users: the result as SciPy would give it. The largest
+distance of each function is printed (`pytest -s`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special as sc
+
+pytensor_ptl = pytest.importorskip("pytensor_ptl")
+
+np.seterr(all="ignore")
+
+
+def literal(xs) -> str:
+    def one(x):
+        x = float(x)
+        if np.isnan(x):
+            return "nan"
+        if np.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return repr(x)
+
+    return "[" + ", ".join(one(x) for x in xs) + "]"
+
+
+def ulps(got, want, eps=np.finfo(np.float64).eps, scale=None, tiny=np.finfo(np.float64).tiny):
+    """Distance in units of `eps` relative to the larger magnitude (or `scale`); NaN only
+    matches NaN, infinities only themselves."""
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    both_nan = np.isnan(got) & np.isnan(want)
+    same = (got == want) | both_nan
+    mag = np.maximum(np.abs(got), np.abs(want))
+    if scale is not None:
+        mag = np.maximum(mag, scale)
+    mag = np.maximum(mag, tiny)
+    with np.errstate(invalid="ignore"):
+        d = np.abs(got - want) / eps / mag
+    d = np.where(same, 0.0, d)
+    return np.where(np.isnan(d), np.inf, d)
+
+
+def grid():
+    xs = [np.linspace(-20, 20, 4001), np.linspace(-1, 1, 2001)]
+    mags = 10.0 ** np.arange(-300, 301, 1.0)
+    xs += [mags, -mags, mags * 1.37, -mags * 2.91]
+    xs.append(np.linspace(20, 27, 301))
+    xs.append(np.array([1023.5, 1024.0, -1074.0, -1075.0, 709.7, 710.0, -745.0, 1 + 1e-15, 1 - 1e-16]))
+    xs.append(np.array([0.0, -0.0, 5e-324, -5e-324, np.finfo(float).tiny, np.finfo(float).max, -np.finfo(float).max, np.inf, -np.inf, np.nan]))
+    return np.concatenate(xs)
+
+
+def log1mexp(x):
+    return np.where(x < -np.log(2), np.log1p(-np.exp(x)), np.log(-np.expm1(x)))
+
+
+def erfc(x):
+    # SciPy's erfc (cephes) loses accuracy beyond 0.5 (7 ulps at 0.99, 250 at 23) and flushes to
+    # 0 past x ~ 26.6, where the true value is still a subnormal: compare there against the
+    # value in extended precision.
+    r = sc.erfc(x)
+    far = (x > 0.5) & (x < 27.3)
+    if far.any():
+        import mpmath
+
+        r = r.copy()
+        mpmath.mp.dps = 40
+        r[far] = [float(mpmath.erfc(mpmath.mpf(float(v)))) for v in x[far]]
+    return r
+
+
+def gammaln(x):
+    # SciPy's gammaln is inf for subnormal x, where the true value is -log|x| (< 745).
+    tiny = (x != 0) & (np.abs(x) < 1e-300)
+    r = np.where(tiny, -np.log(np.where(tiny, np.abs(x), 1.0)), sc.gammaln(x))
+    # Near its zeros at 1 and 2 SciPy's gammaln (cephes) loses its relative accuracy
+    # (2.2e-16 for 6.4e-17 at 1 - 1e-16): compare there in extended precision.
+    near = (np.abs(x - 1) < 0.25) | (np.abs(x - 2) < 0.25)
+    if near.any():
+        import mpmath
+
+        mpmath.mp.dps = 40
+        r = r.copy()
+        r[near] = [float(mpmath.loggamma(mpmath.mpf(float(v))).real) for v in x[near]]
+    return r
+
+
+# name -> (reference, f64 tolerance in ulps)
+UNARY = {
+    "tan": (np.tan, 2.0),
+    "arcsin": (np.arcsin, 2.0),
+    "arccos": (np.arccos, 2.0),
+    "arctan": (np.arctan, 2.0),
+    "sinh": (np.sinh, 2.0),
+    "cosh": (np.cosh, 2.0),
+    "arcsinh": (np.arcsinh, 2.0),
+    "arccosh": (np.arccosh, 2.0),
+    "arctanh": (np.arctanh, 2.0),
+    "exp2": (np.exp2, 2.0),
+    "expm1": (np.expm1, 2.0),
+    "log2": (np.log2, 2.0),
+    "log10": (np.log10, 2.0),
+    "cbrt": (np.cbrt, 1.0),
+    "erf": (sc.erf, 2.0),
+    "erfc": (erfc, 2.5),
+    "gammaln": (gammaln, 10.0),  # fdlibm (and musl) reach 8.4 ulps near the zero at 2
+    "log1mexp": (log1mexp, 2.5),
+    "softplus": (lambda x: np.logaddexp(0.0, x), 2.5),
+    "square": (np.square, 0.0),
+    "reciprocal": (np.reciprocal, 0.0),
+    "sign": (np.sign, 0.0),
+    "floor": (np.floor, 0.0),
+    "ceil": (np.ceil, 0.0),
+    "round": (np.round, 0.0),
+    "trunc": (np.trunc, 0.0),
+}
+
+
+def run(src):
+    return [np.asarray(v) for v in pytensor_ptl.run_script(src)]
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_against_numpy_scipy(name):
+    ref, tol = UNARY[name]
+    xs = grid()
+    if name == "tan":
+        # The reduction by pi/2 is exact to |x| < 2^20 pi/2, as for sin and cos.
+        xs = xs[~(np.abs(xs) > 1.6e6)]
+    (got,) = run(f"print {name}({literal(xs)});")
+    want = ref(xs)
+    # gammaln of negative x cancels near its zeros (reflection formula, in SciPy as in ptl):
+    # measured against |x| there.
+    scale = np.where(xs < 0, np.abs(xs), 0.0) if name == "gammaln" else None
+    d = ulps(got, want, scale=scale)
+    i = int(np.argmax(d))
+    print(f"{name:>10} f64: max {d[i]:.2f} ulp at x={xs[i]!r} (ptl {got[i]!r}, reference {want[i]!r})")
+    assert d[i] <= tol
+
+    x32 = xs.astype(np.float32)
+    x32 = x32[np.isfinite(xs) == np.isfinite(x32)]
+    (g32,) = run(f"print {name}({literal(x32)} : f32[{len(x32)}]);")
+    assert g32.dtype == np.float32
+    # ptl computes f32 in f64 and rounds once: the correctly rounded value, within an ulp of
+    # NumPy's float32 loops.
+    w32 = ref(x32.astype(np.float64)).astype(np.float32)
+    d32 = ulps(g32, w32, eps=np.finfo(np.float32).eps, tiny=np.finfo(np.float32).tiny)
+    print(f"{name:>10} f32: max {d32.max():.2f} ulp")
+    assert d32.max() <= 1.0
+
+
+BINARY = {
+    "arctan2": (np.arctan2, 2.0),
+    "logaddexp": (np.logaddexp, 2.0),
+    "mod": (np.mod, 0.0),
+    "floor_divide": (np.floor_divide, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_against_numpy(name):
+    ref, tol = BINARY[name]
+    s = np.concatenate([grid()[::73], [0.0, -0.0, np.inf, -np.inf, np.nan, 3.0, -3.0, 1e-300, 7.5]])
+    a, b = (m.ravel() for m in np.meshgrid(s, s))
+    if name in ("mod", "floor_divide"):
+        # Exact while |a / b| < 2^52 (lower/src/ops/mathlib.rs).
+        q = np.abs(a / b)
+        keep = ~((q >= 2.0**52) & np.isfinite(a) & np.isfinite(b) & (b != 0))
+        a, b = a[keep], b[keep]
+    (got,) = run(f"print {name}({literal(a)}, {literal(b)});")
+    want = ref(a, b)
+    # logaddexp cancels near 0 (in NumPy's formula too): measured against the operands.
+    scale = np.maximum(np.abs(np.where(np.isfinite(a), a, 0)), np.abs(np.where(np.isfinite(b), b, 0))) if name == "logaddexp" else None
+    d = ulps(got, want, scale=scale)
+    i = int(np.argmax(d))
+    print(f"{name:>12} f64: max {d[i]:.2f} ulp at ({a[i]!r}, {b[i]!r}) (ptl {got[i]!r}, NumPy {want[i]!r})")
+    assert d[i] <= tol
+
+
+def test_integer_mod_and_floor_divide_follow_numpy():
+    a = np.array([7, -7, 7, -7, 0, 5, -9223372036854775807, 9223372036854775807])
+    b = np.array([2, 2, -2, -2, 3, 0, -1, -10])
+    got_m, got_q = run(f"print mod({literal_int(a)}, {literal_int(b)});\nprint floor_divide({literal_int(a)}, {literal_int(b)});")
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got_m, np.mod(a, b))
+        np.testing.assert_array_equal(got_q, np.floor_divide(a, b))
+
+
+def literal_int(xs):
+    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+
+
+def test_constants_print_as_numpy():
+    (v,) = run("print [1.0, inf, -inf, nan];")
+    np.testing.assert_array_equal(v, np.array([1.0, np.inf, -np.inf, np.nan]))
