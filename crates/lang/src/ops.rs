@@ -118,10 +118,33 @@ pub enum ReduceOp {
     Min,
     /// Always on a float operand (ints are cast to f64 first).
     Mean,
+    /// Product; the product of nothing is 1.
+    Prod,
+    /// On a bool operand (numbers are cast to bool first): any / all true.
+    Any,
+    All,
+    /// `log(sum(exp(x)))`, shifted by the finite max: on a float operand.
+    LogSumExp,
+    /// Variance with `ddof` delta degrees of freedom (divides by `max(n - ddof, 0)`), on a
+    /// float operand.
+    Var(u32),
+    /// Square root of `Var`.
+    Std(u32),
 }
 
 impl ReduceOp {
-    pub const ALL: &[ReduceOp] = &[ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Mean];
+    pub const ALL: &[ReduceOp] = &[
+        ReduceOp::Sum,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::Mean,
+        ReduceOp::Prod,
+        ReduceOp::Any,
+        ReduceOp::All,
+        ReduceOp::LogSumExp,
+        ReduceOp::Var(0),
+        ReduceOp::Std(0),
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -129,6 +152,12 @@ impl ReduceOp {
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
             ReduceOp::Mean => "mean",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Any => "any",
+            ReduceOp::All => "all",
+            ReduceOp::LogSumExp => "logsumexp",
+            ReduceOp::Var(_) => "var",
+            ReduceOp::Std(_) => "std",
         }
     }
 
@@ -171,6 +200,20 @@ pub enum Op {
     /// `a @ b` with NumPy matmul semantics for ranks: 1x1 -> scalar, 2x1 -> vector, 1x2 ->
     /// vector, 2x2 -> matrix, and rank >= 3 on both sides with equal batch dims.
     MatMul,
+    /// `argmax` / `argmin` along one axis: the `i64` index of the first largest (smallest)
+    /// element, where a NaN counts as larger (smaller) than everything; the axis is removed.
+    /// An empty axis is a run-time error.
+    Arg { max: bool, axis: usize },
+    /// `cumsum` / `cumprod` along one axis; the result has the operand's type.
+    Scan { prod: bool, axis: usize },
+    /// Joins the operands (one or more, same dtype and rank) along the axis; the other dims
+    /// must be equal (checked at run time where not static).
+    Concat(usize),
+    /// The main diagonal of a matrix, of length `min(rows, cols)`.
+    Diagonal,
+    /// The elements on and below (`upper: false`) or on and above diagonal `k` of a matrix;
+    /// the others are zero.
+    Tri { upper: bool, k: i64 },
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -180,6 +223,9 @@ pub enum Family {
     Layout,
     Reduction,
     Contraction,
+    Scan,
+    Joining,
+    Matrix,
 }
 
 impl Op {
@@ -187,8 +233,11 @@ impl Op {
         match self {
             Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => Family::Elementwise,
             Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape => Family::Layout,
-            Op::Reduce(..) | Op::Softmax { .. } => Family::Reduction,
+            Op::Reduce(..) | Op::Softmax { .. } | Op::Arg { .. } => Family::Reduction,
             Op::MatMul => Family::Contraction,
+            Op::Scan { .. } => Family::Scan,
+            Op::Concat(_) => Family::Joining,
+            Op::Diagonal | Op::Tri { .. } => Family::Matrix,
         }
     }
 
@@ -198,6 +247,7 @@ impl Op {
             Op::Binary(_) | Op::MatMul => (2, 2),
             Op::Select => (3, 3),
             Op::Broadcast => (1, 2),
+            Op::Concat(_) => (1, usize::MAX),
             _ => (1, 1),
         }
     }
@@ -218,6 +268,14 @@ impl Op {
             Op::Softmax { log: false, .. } => "softmax",
             Op::Softmax { log: true, .. } => "log_softmax",
             Op::MatMul => "@",
+            Op::Arg { max: true, .. } => "argmax",
+            Op::Arg { max: false, .. } => "argmin",
+            Op::Scan { prod: false, .. } => "cumsum",
+            Op::Scan { prod: true, .. } => "cumprod",
+            Op::Concat(_) => "concat",
+            Op::Diagonal => "diagonal",
+            Op::Tri { upper: false, .. } => "tril",
+            Op::Tri { upper: true, .. } => "triu",
         }
     }
 }
@@ -254,6 +312,30 @@ pub enum Builtin {
     Where,
     /// `cast(x, dtype)`.
     Cast,
+    /// `argmax(x, axis)`, `argmin(x, axis)`.
+    Arg { max: bool },
+    /// `cumsum(x, axis)`, `cumprod(x, axis)`.
+    Scan { prod: bool },
+    /// `concat([a, b], axis)`.
+    Concat,
+    /// `stack([a, b], axis)`.
+    Stack,
+    /// `zeros([dims], dtype)`, `ones([dims], dtype)`.
+    Fill { one: bool },
+    /// `full([dims], value)`.
+    Full,
+    /// `arange(n)`, `arange(start, stop)`, `arange(start, stop, step)`.
+    Arange,
+    /// `eye(n)`.
+    Eye,
+    /// `outer(a, b)`.
+    Outer,
+    /// `diagonal(m)`.
+    Diagonal,
+    /// `trace(m)`.
+    Trace,
+    /// `tril(m)`, `tril(m, k)`, `triu(m)`, `triu(m, k)`.
+    Tri { upper: bool },
 }
 
 impl Builtin {
@@ -272,6 +354,22 @@ impl Builtin {
             Builtin::Reshape,
             Builtin::Where,
             Builtin::Cast,
+            Builtin::Arg { max: true },
+            Builtin::Arg { max: false },
+            Builtin::Scan { prod: false },
+            Builtin::Scan { prod: true },
+            Builtin::Concat,
+            Builtin::Stack,
+            Builtin::Fill { one: false },
+            Builtin::Fill { one: true },
+            Builtin::Full,
+            Builtin::Arange,
+            Builtin::Eye,
+            Builtin::Outer,
+            Builtin::Diagonal,
+            Builtin::Trace,
+            Builtin::Tri { upper: false },
+            Builtin::Tri { upper: true },
         ]);
         v
     }
@@ -294,14 +392,32 @@ impl Builtin {
             Builtin::Reshape => "reshape",
             Builtin::Where => "where",
             Builtin::Cast => "cast",
+            Builtin::Arg { max: true } => "argmax",
+            Builtin::Arg { max: false } => "argmin",
+            Builtin::Scan { prod: false } => "cumsum",
+            Builtin::Scan { prod: true } => "cumprod",
+            Builtin::Concat => "concat",
+            Builtin::Stack => "stack",
+            Builtin::Fill { one: false } => "zeros",
+            Builtin::Fill { one: true } => "ones",
+            Builtin::Full => "full",
+            Builtin::Arange => "arange",
+            Builtin::Eye => "eye",
+            Builtin::Outer => "outer",
+            Builtin::Diagonal => "diagonal",
+            Builtin::Trace => "trace",
+            Builtin::Tri { upper: false } => "tril",
+            Builtin::Tri { upper: true } => "triu",
         }
     }
 
     /// The smallest and largest number of arguments.
     pub fn arity(self) -> (usize, usize) {
         match self {
-            Builtin::Unary(_) => (1, 1),
-            Builtin::Reduce(_) => (1, 2),
+            Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace => (1, 1),
+            Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
+            Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } => (1, 2),
+            Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
             Builtin::Where => (3, 3),
             _ => (2, 2),
         }
@@ -313,7 +429,17 @@ impl Builtin {
         match self {
             Builtin::Unary(_) => format!("{n}(x)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
+            Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) => format!("{n}(x), {n}(x, axes), {n}(x, axes, ddof)"),
             Builtin::Reduce(_) => format!("{n}(x), {n}(x, axes)"),
+            Builtin::Arg { .. } | Builtin::Scan { .. } => format!("{n}(x), {n}(x, axis)"),
+            Builtin::Concat | Builtin::Stack => format!("{n}([a, b, ...]), {n}([a, b, ...], axis)"),
+            Builtin::Fill { .. } => format!("{n}([dims]), {n}([dims], dtype)"),
+            Builtin::Full => format!("{n}([dims], value)"),
+            Builtin::Arange => format!("{n}(stop), {n}(start, stop), {n}(start, stop, step)"),
+            Builtin::Eye => format!("{n}(n)"),
+            Builtin::Outer => format!("{n}(a, b)"),
+            Builtin::Diagonal | Builtin::Trace => format!("{n}(m)"),
+            Builtin::Tri { .. } => format!("{n}(m), {n}(m, k)"),
             Builtin::Softmax { .. } | Builtin::Expand | Builtin::Squeeze => format!("{n}(x, axis)"),
             Builtin::Transpose => format!("{n}(x, [axes])"),
             Builtin::Broadcast | Builtin::Reshape => format!("{n}(x, [dims])"),

@@ -4,8 +4,12 @@
 
 mod contraction;
 pub(crate) mod elementwise;
+mod joining;
 mod layout;
+mod matrix;
 mod reduction;
+mod scans;
+mod statistics;
 
 use ptl_lang::ops::Op;
 use ptl_lang::runtime::RuntimeCheck;
@@ -41,6 +45,11 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::Reshape => layout::reshape(node, one(values, node)?),
         Op::Reduce(r, axes) => reduction::reduce(*r, node, one(values, node)?, axes),
         Op::Softmax { axis, log } => reduction::softmax(&one(values, node)?, *axis, *log, span),
+        Op::Arg { max, axis } => statistics::arg(*max, node, &one(values, node)?, *axis),
+        Op::Scan { prod, axis } => scans::scan(*prod, &one(values, node)?, *axis, span),
+        Op::Concat(axis) => joining::concat(node, values, *axis),
+        Op::Diagonal => matrix::diagonal(&one(values, node)?, span),
+        Op::Tri { upper, k } => matrix::tri(&one(values, node)?, *upper, *k, span),
         Op::MatMul => {
             let mut it = values.into_iter();
             let (a, b) = (it.next(), it.next());
