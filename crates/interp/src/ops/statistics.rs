@@ -88,7 +88,7 @@ pub(crate) fn arg(max: bool, node: &Node, v: &Value, axis: usize) -> Result<Valu
         return Err(InterpError::check(check, span, format!("the operand has shape {}", shape_str(v.shape()))));
     }
     // `better(x, best)`: x replaces the best so far (strictly, so the first occurrence stays).
-    fn lanes<T: Copy>(a: &ArrayD<T>, axis: usize, better: impl Fn(T, T) -> bool) -> ArrayD<i64> {
+    fn lanes<T: Copy>(a: &ArrayD<T>, axis: usize, better: impl Fn(T, T) -> bool) -> std::result::Result<ArrayD<i64>, ndarray::ShapeError> {
         let mut shape = a.shape().to_vec();
         shape.remove(axis);
         let out: Vec<i64> = a
@@ -104,7 +104,7 @@ pub(crate) fn arg(max: bool, node: &Node, v: &Value, axis: usize) -> Result<Valu
                 best as i64
             })
             .collect();
-        ArrayD::from_shape_vec(IxDyn(&shape), out).unwrap_or_else(|_| ArrayD::zeros(IxDyn(&[0])))
+        ArrayD::from_shape_vec(IxDyn(&shape), out)
     }
     fn float_better<T: FloatElem>(max: bool) -> impl Fn(T, T) -> bool {
         move |x: T, best: T| {
@@ -126,5 +126,5 @@ pub(crate) fn arg(max: bool, node: &Node, v: &Value, axis: usize) -> Result<Valu
         Value::I64(a) => lanes(a, axis, |x, b| if max { x > b } else { x < b }),
         Value::Bool(a) => lanes(a, axis, |x, b| if max { x & !b } else { !x & b }),
     };
-    Ok(Value::I64(r))
+    r.map(Value::I64).map_err(|e| InterpError::internal(e.to_string(), span))
 }
