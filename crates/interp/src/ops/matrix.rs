@@ -12,7 +12,7 @@ pub(crate) fn diagonal(v: &Value, span: &Span) -> Result<Value> {
         return Err(InterpError::internal(format!("diagonal of a rank-{} operand", v.shape().len()), span));
     };
     let n = r.min(c);
-    Ok(ptl_lang::map_value!(v, a => Value::from(ArrayD::from_shape_fn(IxDyn(&[n]), |i| a[[i[0], i[0]].as_slice()].clone()))))
+    Ok(ptl_lang::map_value!(v, a => Value::from(ArrayD::from_shape_fn(IxDyn(&[n]), |i| a[[i[0], i[0]].as_slice()]))))
 }
 
 /// Keeps element `[.., i, j]` where `j - i <= k` (`tril`) or `j - i >= k` (`triu`); the
