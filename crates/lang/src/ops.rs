@@ -256,10 +256,33 @@ pub enum ReduceOp {
     Min,
     /// Always on a float operand (ints are cast to f64 first).
     Mean,
+    /// Product; the product of nothing is 1.
+    Prod,
+    /// On a bool operand (numbers are cast to bool first): any / all true.
+    Any,
+    All,
+    /// `log(sum(exp(x)))`, shifted by the finite max: on a float operand.
+    LogSumExp,
+    /// Variance with `ddof` delta degrees of freedom (divides by `max(n - ddof, 0)`), on a
+    /// float operand.
+    Var(u32),
+    /// Square root of `Var`.
+    Std(u32),
 }
 
 impl ReduceOp {
-    pub const ALL: &[ReduceOp] = &[ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Mean];
+    pub const ALL: &[ReduceOp] = &[
+        ReduceOp::Sum,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::Mean,
+        ReduceOp::Prod,
+        ReduceOp::Any,
+        ReduceOp::All,
+        ReduceOp::LogSumExp,
+        ReduceOp::Var(0),
+        ReduceOp::Std(0),
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -267,6 +290,12 @@ impl ReduceOp {
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
             ReduceOp::Mean => "mean",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Any => "any",
+            ReduceOp::All => "all",
+            ReduceOp::LogSumExp => "logsumexp",
+            ReduceOp::Var(_) => "var",
+            ReduceOp::Std(_) => "std",
         }
     }
 
@@ -346,6 +375,20 @@ pub enum Op {
     /// replaced by `value`. Operands: `x`, `value` (dims `[?]` + `x`'s after the first, or a
     /// scalar), `a` and `b` (`i64` scalars).
     SetSlice,
+    /// `argmax` / `argmin` along one axis: the `i64` index of the first largest (smallest)
+    /// element, where a NaN counts as larger (smaller) than everything; the axis is removed.
+    /// An empty axis is a run-time error.
+    Arg { max: bool, axis: usize },
+    /// `cumsum` / `cumprod` along one axis; the result has the operand's type.
+    Scan { prod: bool, axis: usize },
+    /// Joins the operands (one or more, same dtype and rank) along the axis; the other dims
+    /// must be equal (checked at run time where not static).
+    Concat(usize),
+    /// The main diagonal of a matrix, of length `min(rows, cols)`.
+    Diagonal,
+    /// The elements on and below (`upper: false`) or on and above diagonal `k` of a matrix;
+    /// the others are zero.
+    Tri { upper: bool, k: i64 },
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -356,6 +399,9 @@ pub enum Family {
     Reduction,
     Contraction,
     Indexing,
+    Scan,
+    Joining,
+    Matrix,
 }
 
 impl Op {
@@ -363,9 +409,12 @@ impl Op {
         match self {
             Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => Family::Elementwise,
             Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape => Family::Layout,
-            Op::Reduce(..) | Op::Softmax { .. } => Family::Reduction,
+            Op::Reduce(..) | Op::Softmax { .. } | Op::Arg { .. } => Family::Reduction,
             Op::MatMul => Family::Contraction,
             Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Family::Indexing,
+            Op::Scan { .. } => Family::Scan,
+            Op::Concat(_) => Family::Joining,
+            Op::Diagonal | Op::Tri { .. } => Family::Matrix,
         }
     }
 
@@ -382,6 +431,7 @@ impl Op {
             Op::Take { .. } => (2, 2),
             Op::Scatter { .. } => (3, 3),
             Op::SetSlice => (4, 4),
+            Op::Concat(_) => (1, usize::MAX),
             _ => (1, 1),
         }
     }
@@ -407,6 +457,14 @@ impl Op {
             Op::Scatter { add: true } => "scatter_add",
             Op::Scatter { add: false } => "scatter_set",
             Op::SetSlice => "set_slice",
+            Op::Arg { max: true, .. } => "argmax",
+            Op::Arg { max: false, .. } => "argmin",
+            Op::Scan { prod: false, .. } => "cumsum",
+            Op::Scan { prod: true, .. } => "cumprod",
+            Op::Concat(_) => "concat",
+            Op::Diagonal => "diagonal",
+            Op::Tri { upper: false, .. } => "tril",
+            Op::Tri { upper: true, .. } => "triu",
         }
     }
 }
@@ -451,6 +509,30 @@ pub enum Builtin {
     Scatter { add: bool },
     /// `set_slice(x, value, a, b)`.
     SetSlice,
+    /// `argmax(x, axis)`, `argmin(x, axis)`.
+    Arg { max: bool },
+    /// `cumsum(x, axis)`, `cumprod(x, axis)`.
+    Scan { prod: bool },
+    /// `concat([a, b], axis)`.
+    Concat,
+    /// `stack([a, b], axis)`.
+    Stack,
+    /// `zeros([dims], dtype)`, `ones([dims], dtype)`.
+    Fill { one: bool },
+    /// `full([dims], value)`.
+    Full,
+    /// `arange(n)`, `arange(start, stop)`, `arange(start, stop, step)`.
+    Arange,
+    /// `eye(n)`.
+    Eye,
+    /// `outer(a, b)`.
+    Outer,
+    /// `diagonal(m)`.
+    Diagonal,
+    /// `trace(m)`.
+    Trace,
+    /// `tril(m)`, `tril(m, k)`, `triu(m)`, `triu(m, k)`.
+    Tri { upper: bool },
 }
 
 impl Builtin {
@@ -474,6 +556,22 @@ impl Builtin {
             Builtin::Scatter { add: true },
             Builtin::Scatter { add: false },
             Builtin::SetSlice,
+            Builtin::Arg { max: true },
+            Builtin::Arg { max: false },
+            Builtin::Scan { prod: false },
+            Builtin::Scan { prod: true },
+            Builtin::Concat,
+            Builtin::Stack,
+            Builtin::Fill { one: false },
+            Builtin::Fill { one: true },
+            Builtin::Full,
+            Builtin::Arange,
+            Builtin::Eye,
+            Builtin::Outer,
+            Builtin::Diagonal,
+            Builtin::Trace,
+            Builtin::Tri { upper: false },
+            Builtin::Tri { upper: true },
         ]);
         v
     }
@@ -502,6 +600,22 @@ impl Builtin {
             Builtin::Scatter { add: true } => "scatter_add",
             Builtin::Scatter { add: false } => "scatter_set",
             Builtin::SetSlice => "set_slice",
+            Builtin::Arg { max: true } => "argmax",
+            Builtin::Arg { max: false } => "argmin",
+            Builtin::Scan { prod: false } => "cumsum",
+            Builtin::Scan { prod: true } => "cumprod",
+            Builtin::Concat => "concat",
+            Builtin::Stack => "stack",
+            Builtin::Fill { one: false } => "zeros",
+            Builtin::Fill { one: true } => "ones",
+            Builtin::Full => "full",
+            Builtin::Arange => "arange",
+            Builtin::Eye => "eye",
+            Builtin::Outer => "outer",
+            Builtin::Diagonal => "diagonal",
+            Builtin::Trace => "trace",
+            Builtin::Tri { upper: false } => "tril",
+            Builtin::Tri { upper: true } => "triu",
         }
     }
 
@@ -512,6 +626,11 @@ impl Builtin {
             Builtin::Reduce(_) => (1, 2),
             Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } => (3, 3),
             Builtin::SetSlice => (4, 4),
+            Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace => (1, 1),
+            Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
+            Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } => (1, 2),
+            Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
+            Builtin::Where => (3, 3),
             _ => (2, 2),
         }
     }
@@ -523,7 +642,17 @@ impl Builtin {
             Builtin::Unary(_) => format!("{n}(x)"),
             Builtin::Pair(BinaryOp::Arctan2) => format!("{n}(y, x)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
+            Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) => format!("{n}(x), {n}(x, axes), {n}(x, axes, ddof)"),
             Builtin::Reduce(_) => format!("{n}(x), {n}(x, axes)"),
+            Builtin::Arg { .. } | Builtin::Scan { .. } => format!("{n}(x), {n}(x, axis)"),
+            Builtin::Concat | Builtin::Stack => format!("{n}([a, b, ...]), {n}([a, b, ...], axis)"),
+            Builtin::Fill { .. } => format!("{n}([dims]), {n}([dims], dtype)"),
+            Builtin::Full => format!("{n}([dims], value)"),
+            Builtin::Arange => format!("{n}(stop), {n}(start, stop), {n}(start, stop, step)"),
+            Builtin::Eye => format!("{n}(n)"),
+            Builtin::Outer => format!("{n}(a, b)"),
+            Builtin::Diagonal | Builtin::Trace => format!("{n}(m)"),
+            Builtin::Tri { .. } => format!("{n}(m), {n}(m, k)"),
             Builtin::Softmax { .. } | Builtin::Expand | Builtin::Squeeze => format!("{n}(x, axis)"),
             Builtin::Transpose => format!("{n}(x, [axes])"),
             Builtin::Broadcast | Builtin::Reshape => format!("{n}(x, [dims])"),

@@ -22,6 +22,8 @@ pub enum RuntimeCheck {
     Reshape { from: TensorType, to: TensorType },
     /// `max` / `min` over axes of size 0 has no identity.
     EmptyReduction { op: String, operand: TensorType },
+    /// The operands of `concat` / `stack` have equal sizes except along the joining axis.
+    Join { axis: usize, types: Vec<TensorType> },
     /// The argument of a call of a user function fits the parameter's dims (a `?` passed
     /// where a static dim is declared, a dimension name bound consistently).
     Argument { function: String, param: String, axis: usize, expected: String },
@@ -64,6 +66,10 @@ impl RuntimeCheck {
             RuntimeCheck::EmptyReduction { op, operand } => {
                 format!("`{op}` of `{operand}` reduces over an empty axis, and has no identity")
             }
+            RuntimeCheck::Join { axis, types } => {
+                let tys: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
+                format!("the arrays joined by `concat` differ in size at axis {axis} ({})", tys.join(", "))
+            }
             RuntimeCheck::Argument { function, param, axis, expected } => {
                 format!("argument `{param}` of `{function}`: dim {axis} must be `{expected}`")
             }
@@ -94,9 +100,15 @@ impl RuntimeCheck {
                 Some("only a dim that is statically 1 stretches; a `?` dim must equal the dim it meets")
             }
             RuntimeCheck::MatMulBatch { .. } => Some("the batch dims of `@` must be equal (they do not broadcast)"),
+            RuntimeCheck::EmptyReduction { op, .. } if op.starts_with("arg") => {
+                Some("the index of the largest or smallest element of nothing does not exist")
+            }
             RuntimeCheck::EmptyReduction { .. } => Some("use `sum`, or make sure the reduced axes are not empty"),
             RuntimeCheck::Index { .. } => Some("a negative index counts from the end; slices clamp, but single indices do not"),
             RuntimeCheck::SetSlice { .. } => Some("the value's first dim is the slice's length, or a static 1 that stretches"),
+            RuntimeCheck::Join { .. } => {
+                Some("joined arrays must have equal sizes on every axis except the one they are joined along")
+            }
             _ => None,
         }
     }

@@ -352,12 +352,13 @@ fn check_batch(seed: u64, count: usize) -> Tally {
         }
     };
     if !together {
-        let before = tally.failures.len();
+        let before = (tally.failures.len(), tally.iree_limits.len());
         for &i in &ran {
             let outcome = check_alone(&mut engine, &prog, &batch.fns[i], &args[i], &wants[i]);
             file(&mut tally, outcome);
         }
-        if let Some(e) = hub_error.filter(|_| tally.failures.len() == before) {
+        // A function that fails (or hits a known limit) alone explains the combined failure.
+        if let Some(e) = hub_error.filter(|_| (tally.failures.len(), tally.iree_limits.len()) == before) {
             let what = format!("`{}` failed although each function agrees alone: {e}", progen::HUB);
             if known_iree_limit(&e) { tally.iree_limits.push(what) } else { tally.failures.push(what) }
         }

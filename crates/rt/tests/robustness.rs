@@ -234,16 +234,16 @@ fn huge_static_shapes_are_rejected_by_the_checker() {
 #[test]
 fn a_result_too_large_for_memory_is_a_runtime_error() {
     // 2^20 x 2^20 f64 = 8 TiB: each argument is small, the outer sum cannot be allocated.
-    let prog = frontend("fn outer(x: f64[n], y: f64[m]) { reshape(x, [n, 1]) + y }");
+    let prog = frontend("fn outer_sum(x: f64[n], y: f64[m]) { reshape(x, [n, 1]) + y }");
     let mut e = engine();
     let big = Value::F64(ArrayD::zeros(IxDyn(&[1 << 20])));
-    match e.call(&prog, "outer", &[big.clone(), big]) {
+    match e.call(&prog, "outer_sum", &[big.clone(), big]) {
         Err(err) => assert!(matches!(err, RtError::Iree(_)), "{err:?}"),
         Ok(v) => panic!("allocated an 8 TiB result of shape {:?}", v[0].shape()),
     }
     // The engine is still usable.
     let small = f64s(&[2], &[1.0, 2.0]);
-    assert_eq!(e.call(&prog, "outer", &[small.clone(), small]).unwrap(), vec![f64s(&[2, 2], &[2.0, 3.0, 3.0, 4.0])]);
+    assert_eq!(e.call(&prog, "outer_sum", &[small.clone(), small]).unwrap(), vec![f64s(&[2, 2], &[2.0, 3.0, 3.0, 4.0])]);
 }
 
 // ---- a corrupted compile cache entry is rebuilt, never loaded ----

@@ -489,8 +489,10 @@ impl Gen<'_> {
         }
         let d = depth - 1;
         let made = if dtype.is_float() {
-            match self.rng.below(16) {
+            match self.rng.below(18) {
                 15 => self.indexing(shape, dtype, d),
+                16 => self.joined(shape, dtype, d),
+                17 => self.scan(shape, dtype, d),
                 0 | 1 => Some(self.float_unary(shape, dtype, d)),
                 2..=4 => Some(self.arith(shape, dtype, d)),
                 5 => Some(self.power(shape, dtype, d)),
@@ -505,8 +507,11 @@ impl Gen<'_> {
                 _ => Some(self.smooth_select(shape, dtype, d)),
             }
         } else if dtype.is_int() {
-            match self.rng.below(13) {
+            match self.rng.below(16) {
                 12 => self.indexing(shape, dtype, d),
+                13 => self.joined(shape, dtype, d),
+                14 if dtype == DType::I64 => self.arg(shape, d),
+                15 => self.scan(shape, dtype, d),
                 0 => {
                     let f = if self.rng.one_in(2) { "abs" } else { "-" };
                     Some(format!("{f}({})", self.expr(shape, dtype, d)))
@@ -522,8 +527,9 @@ impl Gen<'_> {
                 _ => Some(self.cast_to(shape, dtype, d)),
             }
         } else {
-            match self.rng.below(12) {
+            match self.rng.below(13) {
                 11 => self.indexing(shape, dtype, d),
+                12 => self.joined(shape, dtype, d),
                 0..=2 => Some(self.compare(shape, d)),
                 3 => {
                     let (a, b) = self.operands(shape, DType::Bool, d);
@@ -725,9 +731,19 @@ impl Gen<'_> {
     fn reduce(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
         let mut ops: Vec<(&str, DType)> = vec![("max", dtype), ("min", dtype)];
         match dtype {
-            DType::F32 | DType::F64 => ops.extend([("sum", dtype), ("sum", dtype), ("mean", dtype)]),
-            // bool and i32 sum as i64.
-            DType::I64 => ops.extend([("sum", DType::I64), ("sum", DType::I32), ("sum", DType::Bool)]),
+            DType::F32 | DType::F64 => {
+                ops.extend([("sum", dtype), ("sum", dtype), ("mean", dtype), ("prod", dtype), ("logsumexp", dtype)])
+            }
+            // bool and i32 sum (and multiply) as i64.
+            DType::I64 => ops.extend([
+                ("sum", DType::I64),
+                ("sum", DType::I32),
+                ("sum", DType::Bool),
+                ("prod", DType::I64),
+                ("prod", DType::Bool),
+            ]),
+            // Numbers count as `x != 0`: only of integers, whose values are exact.
+            DType::Bool => ops.extend([("any", DType::Bool), ("all", DType::Bool), ("any", self.int), ("all", self.int)]),
             _ => {}
         }
         if dtype == DType::F64 {
@@ -763,6 +779,66 @@ impl Gen<'_> {
             format!("[{}]", list.join(", "))
         };
         Some(format!("{op}({operand}, {axes_text})"))
+    }
+
+    /// `argmax` / `argmin` (an `i64`) of an operand with one more axis; floats are exact, so
+    /// that both backends see the same ties.
+    fn arg(&mut self, shape: &Shape, d: usize) -> Option<String> {
+        if shape.len() >= 3 {
+            return None;
+        }
+        let (bigger, axes) = self.grow(shape, 1);
+        let from = self.random_dtype();
+        let x = if from.is_float() { self.exact(&bigger, from, d) } else { self.expr(&bigger, from, d) };
+        let f = if self.rng.one_in(2) { "argmax" } else { "argmin" };
+        let axis = self.axis_text(axes[0], bigger.len());
+        Some(format!("{f}({x}, {axis})"))
+    }
+
+    /// `cumsum` / `cumprod` along one axis (`i64` results also of `i32` and `bool`).
+    fn scan(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
+        if shape.is_empty() {
+            return None;
+        }
+        let from = match dtype {
+            DType::I64 => self.rng.pick(&[DType::I64, DType::I32, DType::Bool]),
+            t if t.is_float() => t,
+            _ => return None,
+        };
+        let f = if self.rng.one_in(3) { "cumprod" } else { "cumsum" };
+        let axis = self.rng.below(shape.len());
+        let axis = self.axis_text(axis, shape.len());
+        Some(format!("{f}({}, {axis})", self.expr(shape, from, d)))
+    }
+
+    /// A reduction over the joining axis of `concat` / `stack` of two operands (or of a
+    /// stacking array literal), giving `shape`.
+    fn joined(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
+        if shape.len() >= 3 {
+            return None;
+        }
+        let red = if dtype.is_float() || dtype == DType::I64 {
+            self.rng.pick(&["sum", "max", "min"])
+        } else {
+            self.rng.pick(&["max", "min"])
+        };
+        let axis = self.rng.below(shape.len() + 1);
+        let axis_text = self.axis_text(axis, shape.len() + 1);
+        if self.rng.one_in(2) {
+            let a = self.expr(shape, dtype, d);
+            let b = self.expr(shape, dtype, d);
+            if axis == 0 && self.rng.one_in(2) {
+                return Some(format!("{red}([{a}, {b}], 0)"));
+            }
+            return Some(format!("{red}(stack([{a}, {b}], {axis_text}), {axis_text})"));
+        }
+        let mut first = shape.clone();
+        first.insert(axis, self.random_dim());
+        let mut second = shape.clone();
+        second.insert(axis, self.random_dim());
+        let a = self.expr(&first, dtype, d);
+        let b = self.expr(&second, dtype, d);
+        Some(format!("{red}(concat([{a}, {b}], {axis_text}), {axis_text})"))
     }
 
     /// `shape` with `extra` random dims inserted, and where they are (sorted).

@@ -7,7 +7,11 @@ pub(crate) mod elementwise;
 mod indexing;
 mod layout;
 mod math;
+mod joining;
+mod matrix;
 mod reduction;
+mod scans;
+mod statistics;
 
 use ptl_lang::ops::Op;
 use ptl_lang::runtime::RuntimeCheck;
@@ -47,6 +51,11 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::Take { axis } => indexing::take(node, values, *axis),
         Op::Scatter { add } => indexing::scatter(node, values, *add),
         Op::SetSlice => indexing::set_slice(node, values),
+        Op::Arg { max, axis } => statistics::arg(*max, node, &one(values, node)?, *axis),
+        Op::Scan { prod, axis } => scans::scan(*prod, &one(values, node)?, *axis, span),
+        Op::Concat(axis) => joining::concat(node, values, *axis),
+        Op::Diagonal => matrix::diagonal(&one(values, node)?, span),
+        Op::Tri { upper, k } => matrix::tri(&one(values, node)?, *upper, *k, span),
         Op::MatMul => {
             let mut it = values.into_iter();
             let (a, b) = (it.next(), it.next());

@@ -18,7 +18,7 @@ use ptl_lang::value::Value;
 
 /// Applies `f` to the elements of each reduction group (the reduced axes, in row-major
 /// order); the result has the kept axes.
-fn reduce_groups<T: Clone, U>(a: &ArrayD<T>, axes: &[usize], mut f: impl FnMut(&[T]) -> Result<U>) -> Result<ArrayD<U>> {
+pub(super) fn reduce_groups<T: Clone, U>(a: &ArrayD<T>, axes: &[usize], mut f: impl FnMut(&[T]) -> Result<U>) -> Result<ArrayD<U>> {
     let rank = a.ndim();
     let kept: Vec<usize> = (0..rank).filter(|i| !axes.contains(i)).collect();
     let perm: Vec<usize> = kept.iter().chain(axes.iter()).copied().collect();
@@ -74,7 +74,7 @@ fn reduce_value(op: ReduceOp, v: &Value, axes: &[usize], span: &Span) -> Result<
         (ReduceOp::Min, Value::I64(a)) => Value::I64(reduce_groups(a, axes, |g| fold1(g, Ord::min).ok_or_else(|| empty("min")))?),
         (ReduceOp::Max, Value::Bool(a)) => Value::Bool(reduce_groups(a, axes, |g| fold1(g, |x, y| x | y).ok_or_else(|| empty("max")))?),
         (ReduceOp::Min, Value::Bool(a)) => Value::Bool(reduce_groups(a, axes, |g| fold1(g, |x, y| x & y).ok_or_else(|| empty("min")))?),
-        _ => return Err(InterpError::internal(format!("{op:?} reduction of a {} operand", v.dtype()), span)),
+        _ => return super::statistics::reduce_value(op, v, axes, span),
     })
 }
 

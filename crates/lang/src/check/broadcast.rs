@@ -108,7 +108,9 @@ pub(crate) fn witness(e: &TExpr) -> TExpr {
                 })
                 .collect();
             // Keep the dtypes the op's invariants need (a reduction's operand dtype, a
-            // matmul's equal dtypes): the witnesses have the same types as the originals.
+            // matmul's equal dtypes): a witness found through an elementwise node (a cast)
+            // may have another dtype, so it is cast back to the original operand's.
+            let args: Vec<TExpr> = args.iter().map(|a| super::cast(witness(a), a.ty.dtype)).collect();
             TExpr::op(op.clone(), args, e.ty.clone(), e.span.clone())
         }
         _ => e.clone(),

@@ -90,6 +90,7 @@ impl Checker {
                 literal::scalar(Scalar::Bool(*v)),
                 span,
             ))),
+            ExprKind::Array(items) if !super::ops::joining::is_constant_array(e) => self.stack_literal(sc, items, span),
             ExprKind::Array(_) => self.array_literal(e),
             ExprKind::Var(name) => self.var(sc, name, span),
             ExprKind::DType(d) => self.error(

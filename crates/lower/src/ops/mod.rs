@@ -12,6 +12,11 @@ pub mod mathlib;
 pub mod reduction;
 pub mod scalar;
 pub mod special;
+pub mod joining;
+pub mod matrix;
+pub mod scans;
+pub mod slices;
+pub mod statistics;
 pub mod trig;
 
 use melior::ir::Value;
@@ -63,6 +68,17 @@ pub fn lower<'c, 'a>(
         Op::Reshape => layout::reshape(e, scope, xv, &x.ty, ty),
         Op::Reduce(r, axes) => reduction::reduce(e, scope, *r, xv, &x.ty, axes),
         Op::Softmax { axis, log } => reduction::softmax(e, scope, xv, &x.ty, *axis, *log),
+        Op::Arg { max, axis } => statistics::arg(e, scope, *max, xv, &x.ty, *axis),
+        Op::Scan { prod, axis } => scans::scan(e, scope, *prod, xv, &x.ty, *axis),
+        Op::Concat(axis) => {
+            let mut values = vec![(xv, &x.ty)];
+            for o in &operands[1..] {
+                values.push((expr::lower(e, scope, prog, o)?, &o.ty));
+            }
+            joining::concat(e, &values, *axis, ty)
+        }
+        Op::Diagonal => matrix::diagonal(e, xv, &x.ty, ty),
+        Op::Tri { upper, k } => matrix::tri(e, scope, xv, &x.ty, *upper, *k),
         Op::MatMul => {
             let b = &operands[1];
             let bv = expr::lower(e, scope, prog, b)?;

@@ -14,13 +14,13 @@ use crate::error::Result;
 use crate::scope::Scope;
 
 /// The type of `x` with `axes` removed.
-fn reduced_type(x_ty: &TensorType, axes: &[usize]) -> TensorType {
+pub(super) fn reduced_type(x_ty: &TensorType, axes: &[usize]) -> TensorType {
     let dims = x_ty.dims.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, d)| d.clone()).collect();
     TensorType::new(x_ty.dtype, dims)
 }
 
 /// Indexing of the reduced result inside the loop nest over all of `x`'s dims.
-fn kept_map(rank: usize, axes: &[usize]) -> Vec<Idx> {
+pub(super) fn kept_map(rank: usize, axes: &[usize]) -> Vec<Idx> {
     (0..rank).filter(|i| !axes.contains(i)).map(Idx::Loop).collect()
 }
 
@@ -36,6 +36,11 @@ fn identity<'c, 'a>(e: &Emitter<'c, 'a>, op: ReduceOp, dt: DType) -> Result<Valu
         (ReduceOp::Min, DType::I64) => e.const_int(dt, i64::MAX),
         (ReduceOp::Max, _) => e.const_scalar(dt, f64::NEG_INFINITY),
         (ReduceOp::Min, _) => e.const_scalar(dt, f64::INFINITY),
+        (ReduceOp::Prod | ReduceOp::All, _) => e.const_scalar(dt, 1.0),
+        (ReduceOp::Any, _) => e.const_scalar(dt, 0.0),
+        (ReduceOp::LogSumExp | ReduceOp::Var(_) | ReduceOp::Std(_), _) => {
+            Err(crate::error::LowerError::Internal(format!("`{}` has no identity", op.name())))
+        }
     }
 }
 
@@ -51,12 +56,17 @@ pub fn reduce<'c, 'a>(
     if op.needs_elements() {
         check_not_empty(e, op, x, x_ty, axes)?;
     }
-    fold(e, scope, op, x, x_ty, axes)
+    match op {
+        ReduceOp::LogSumExp => super::statistics::logsumexp(e, scope, x, x_ty, axes),
+        ReduceOp::Var(ddof) => super::statistics::var(e, scope, x, x_ty, axes, ddof, false),
+        ReduceOp::Std(ddof) => super::statistics::var(e, scope, x, x_ty, axes, ddof, true),
+        _ => fold(e, scope, op, x, x_ty, axes),
+    }
 }
 
 /// The reduction without the empty-axis check: softmax's max over an empty axis is never
 /// read (the result is empty too).
-fn fold<'c, 'a>(
+pub(super) fn fold<'c, 'a>(
     e: &Emitter<'c, 'a>,
     scope: &Scope<'c, 'a>,
     op: ReduceOp,
@@ -83,8 +93,12 @@ fn fold<'c, 'a>(
     let iters: Vec<Iter> = (0..rank).map(|i| if axes.contains(&i) { Iter::Reduction } else { Iter::Parallel }).collect();
     let combine = match op {
         ReduceOp::Sum | ReduceOp::Mean => BinaryOp::Add,
-        ReduceOp::Max => BinaryOp::Maximum,
-        ReduceOp::Min => BinaryOp::Minimum,
+        ReduceOp::Max | ReduceOp::Any => BinaryOp::Maximum,
+        ReduceOp::Min | ReduceOp::All => BinaryOp::Minimum,
+        ReduceOp::Prod => BinaryOp::Mul,
+        ReduceOp::LogSumExp | ReduceOp::Var(_) | ReduceOp::Std(_) => {
+            return Err(crate::error::LowerError::Internal(format!("`{}` is not a fold", op.name())));
+        }
     };
     let total = e.generic(&[(x, in_idx, e.elem(dt))], init, &out_idx, e.elem(dt), &iters, |inner, args| {
         scalar::binary(inner, combine, dt, args[1], args[0])
@@ -93,14 +107,7 @@ fn fold<'c, 'a>(
         return Ok(total);
     }
     // mean = sum / count, with the count taken from the run-time sizes of the reduced axes.
-    let mut count = e.const_index(1)?;
-    for &a in axes {
-        let d = match &x_ty.dims[a] {
-            Dim::Static(n) => e.const_index(*n as i64)?,
-            _ => e.dim(x, a)?,
-        };
-        count = e.append(arith::muli(count, d, e.loc))?;
-    }
+    let count = count_index(e, x, x_ty, axes)?;
     let i64_ty = crate::types::element_type(e.ctx, DType::I64);
     let count = e.append(arith::index_cast(count, i64_ty, e.loc))?;
     let count = scalar::convert(e, DType::I64, dt, count)?;
@@ -110,6 +117,19 @@ fn fold<'c, 'a>(
     remap(e, scope, &out_ty, &count_input, &[dt, dt], |inner, args| {
         scalar::binary(inner, BinaryOp::Div, dt, args[0], args[1])
     })
+}
+
+/// The number of elements each group of a reduction over `axes` has, as an `index`.
+pub(super) fn count_index<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, x_ty: &TensorType, axes: &[usize]) -> Result<Value<'c, 'a>> {
+    let mut count = e.const_index(1)?;
+    for &a in axes {
+        let d = match &x_ty.dims[a] {
+            Dim::Static(n) => e.const_index(*n as i64)?,
+            _ => e.dim(x, a)?,
+        };
+        count = e.append(arith::muli(count, d, e.loc))?;
+    }
+    Ok(count)
 }
 
 /// `max` and `min` have no identity: the reduced axes must all be nonempty (NumPy's rule,

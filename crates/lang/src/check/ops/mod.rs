@@ -3,11 +3,16 @@
 //! the dispatch itself.
 
 mod args;
+mod constructors;
 mod contraction;
 mod elementwise;
 mod indexing;
 mod layout;
 mod math;
+pub(crate) mod joining;
+mod matrix;
+mod reductions;
+mod scans;
 
 use crate::ast::{Expr, ExprKind, Ident};
 use crate::check::env::Scope;
@@ -15,8 +20,8 @@ use crate::check::{Checker, Typed, has_type, literal};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ops::{Builtin, Op};
 use crate::span::Span;
-use crate::typed::{ReduceOp, TExpr};
-use crate::types::{DType, Dim, TensorType};
+use crate::typed::TExpr;
+use crate::types::{Dim, TensorType};
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
@@ -63,32 +68,15 @@ impl Checker {
                 let r = self.binary(op, fname, l?, r?, span)?;
                 Some(Typed::strong(r.e))
             }
-            Builtin::Reduce(op) => {
-                let x = self.expr(sc, &args[0])?;
-                let rank = x.ty().rank();
-                let axes = match args.get(1) {
-                    Some(a) => self.axes(a, fname, x.ty())?,
-                    None => (0..rank).collect(),
-                };
-                let target = match (op, x.dtype()) {
-                    (ReduceOp::Sum, DType::Bool | DType::I32) => DType::I64,
-                    (ReduceOp::Mean, d) if !d.is_float() => DType::F64,
-                    (_, d) => d,
-                };
-                let operand = self.convert(x, target)?;
-                if axes.is_empty() {
-                    return Some(Typed::strong(operand));
-                }
-                let dims = operand
-                    .ty
-                    .dims
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| !axes.contains(i))
-                    .map(|(_, d)| d.clone())
-                    .collect();
-                let ty = TensorType::new(target, dims);
-                Some(Typed::strong(TExpr::op(Op::Reduce(op, axes), vec![operand], ty, span)))
+            Builtin::Reduce(op) => self.reduce_builtin(sc, op, fname, args, span),
+            Builtin::Arg { max } => self.arg_builtin(sc, max, fname, args, span),
+            Builtin::Scan { prod } => self.scan_builtin(sc, prod, fname, args, span),
+            Builtin::Concat | Builtin::Stack => self.join_builtin(sc, b == Builtin::Stack, fname, args, span),
+            Builtin::Fill { .. } | Builtin::Full | Builtin::Arange | Builtin::Eye => {
+                self.constructor_builtin(sc, b, fname, args, span)
+            }
+            Builtin::Outer | Builtin::Diagonal | Builtin::Trace | Builtin::Tri { .. } => {
+                self.matrix_builtin(sc, b, fname, args, span)
             }
             Builtin::Softmax { log } => {
                 let x = self.expr(sc, &args[0])?;

@@ -1,0 +1,51 @@
+//! Joining: `concat` (and `stack`, which the checker writes as `concat` of expanded
+//! operands) along one axis.
+
+use ndarray::{ArrayD, ArrayViewD, Axis};
+
+use super::Node;
+use crate::error::{InterpError, Result, shape_str};
+use ptl_lang::runtime::RuntimeCheck;
+use ptl_lang::value::Value;
+
+/// Joins `values` along `axis`; every other axis must have equal sizes.
+pub(crate) fn concat(node: &Node, values: Vec<Value>, axis: usize) -> Result<Value> {
+    let span = &node.expr.span;
+    let Some(first) = values.first() else {
+        return Err(InterpError::internal("`concat` of nothing", span));
+    };
+    let rank = first.shape().len();
+    if axis >= rank || values.iter().any(|v| v.shape().len() != rank || v.dtype() != first.dtype()) {
+        return Err(InterpError::internal(format!("`concat` along axis {axis} of mixed operands"), span));
+    }
+    for i in (0..rank).filter(|&i| i != axis) {
+        if values.iter().any(|v| v.shape()[i] != first.shape()[i]) {
+            let check = RuntimeCheck::Join { axis: i, types: node.operands.iter().map(|o| o.ty.clone()).collect() };
+            let shapes: Vec<String> = values.iter().map(|v| shape_str(v.shape())).collect();
+            return Err(InterpError::check(check, span, format!("the arrays have shapes {}", shapes.join(", "))));
+        }
+    }
+    fn join<T: Clone>(arrays: Vec<&ArrayD<T>>, axis: usize) -> std::result::Result<ArrayD<T>, ndarray::ShapeError> {
+        let views: Vec<ArrayViewD<T>> = arrays.iter().map(|a| a.view()).collect();
+        ndarray::concatenate(Axis(axis), &views)
+    }
+    macro_rules! each {
+        ($variant:ident) => {{
+            let arrays: Vec<&ArrayD<_>> = values
+                .iter()
+                .filter_map(|v| match v {
+                    Value::$variant(a) => Some(a),
+                    _ => None,
+                })
+                .collect();
+            Value::$variant(join(arrays, axis).map_err(|e| InterpError::internal(e.to_string(), span))?)
+        }};
+    }
+    Ok(match first {
+        Value::Bool(_) => each!(Bool),
+        Value::I32(_) => each!(I32),
+        Value::I64(_) => each!(I64),
+        Value::F32(_) => each!(F32),
+        Value::F64(_) => each!(F64),
+    })
+}
