@@ -622,15 +622,12 @@ impl Builtin {
     /// The smallest and largest number of arguments.
     pub fn arity(self) -> (usize, usize) {
         match self {
-            Builtin::Unary(_) => (1, 1),
-            Builtin::Reduce(_) => (1, 2),
-            Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } => (3, 3),
-            Builtin::SetSlice => (4, 4),
             Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace => (1, 1),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
             Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
-            Builtin::Where => (3, 3),
+            Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } => (3, 3),
+            Builtin::SetSlice => (4, 4),
             _ => (2, 2),
         }
     }
