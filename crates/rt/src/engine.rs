@@ -1,6 +1,6 @@
 //! Runs typed programs compiled: lower, compile (through the cache), load, check arguments, invoke.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -65,6 +65,8 @@ pub struct Engine {
     prepared: Vec<(TProgram, Entry, String)>,
     /// The run-time checks of each loaded module, by cache key: a failed assertion names one.
     checks: HashMap<String, Vec<ptl_lower::CheckSite>>,
+    /// Entries, by cache key and name, whose module has no checks-only twin (no checks).
+    unchecked: HashSet<(String, String)>,
     last: Timings,
 }
 
@@ -85,6 +87,7 @@ impl Engine {
             functions: HashMap::new(),
             prepared: Vec::new(),
             checks: HashMap::new(),
+            unchecked: HashSet::new(),
             last: Timings::default(),
         })
     }
@@ -156,6 +159,7 @@ impl Engine {
     pub fn run_script(&mut self, prog: &TProgram) -> Result<Vec<Value>> {
         let dtypes = script_result_dtypes(prog)?;
         let key = self.program(prog, &Entry::Script)?;
+        self.checks_first(&key, SCRIPT_ENTRY, &[])?;
         let f = self.exported(&key, SCRIPT_ENTRY)?;
         let outs = match f.invoke(Vec::<eerie::runtime::Value>::new()) {
             Ok(outs) => outs,
@@ -170,6 +174,7 @@ impl Engine {
         check_arguments(f, args)?;
         let dtypes: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         let key = self.program(prog, &Entry::Function(name.to_string()))?;
+        self.checks_first(&key, name, args)?;
         let inputs = args.iter().map(|a| to_buffer(&self.runtime, a)).collect::<Result<Vec<_>>>()?;
         let outs = match self.exported(&key, name)?.invoke(inputs) {
             Ok(outs) => outs,
@@ -180,6 +185,31 @@ impl Engine {
 }
 
 impl Engine {
+    /// Runs the checks-only twin of `name` before `name` itself. IREE does not order a
+    /// function's run-time checks before its kernels: a kernel could run on the sizes a check
+    /// is about to reject, and read or write out of bounds (seen as heap corruption). The
+    /// twin computes only what its checks need, so the kernels see only accepted arguments.
+    fn checks_first(&mut self, key: &str, name: &str, args: &[Value]) -> Result<()> {
+        let id = (key.to_string(), name.to_string());
+        if self.unchecked.contains(&id) {
+            return Ok(());
+        }
+        let twin = ptl_lower::checks_entry(name);
+        let twin_exists = self.programs.get(key).is_some_and(|p| p.function(&format!("module.{twin}")).is_ok());
+        if !twin_exists {
+            self.unchecked.insert(id);
+            return Ok(());
+        }
+        let inputs = args.iter().map(|a| to_buffer(&self.runtime, a)).collect::<Result<Vec<_>>>()?;
+        match self.exported(key, &twin)?.invoke(inputs) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(match self.check_named(key, &e.to_string()) {
+                Some(site) => RtError::Check(site),
+                None => RtError::from(e),
+            }),
+        }
+    }
+
     /// A failed invocation of `name` as an error: the run-time check its assertion names.
     /// When IREE failed before any check ran (its own buffer validation), the module's
     /// checks-only twin of `name` runs on the same arguments to find the check that explains
