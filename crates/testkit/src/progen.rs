@@ -24,6 +24,8 @@
 
 use ptl_lang::types::DType;
 
+mod math;
+
 /// A tiny deterministic generator (xorshift64*), so this module needs no dependency.
 pub struct Rng(u64);
 
@@ -507,11 +509,12 @@ impl Gen<'_> {
                 _ => Some(self.smooth_select(shape, dtype, d)),
             }
         } else if dtype.is_int() {
-            match self.rng.below(16) {
+            match self.rng.below(17) {
                 12 => self.indexing(shape, dtype, d),
                 13 => self.joined(shape, dtype, d),
                 14 if dtype == DType::I64 => self.arg(shape, d),
                 15 => self.scan(shape, dtype, d),
+                16 => Some(self.math_int(shape, dtype, d)),
                 0 => {
                     let f = if self.rng.one_in(2) { "abs" } else { "-" };
                     Some(format!("{f}({})", self.expr(shape, dtype, d)))
@@ -570,7 +573,7 @@ impl Gen<'_> {
 
     fn float_unary(&mut self, shape: &Shape, dtype: DType, d: usize) -> String {
         let inner = self.expr(shape, dtype, d);
-        match self.rng.below(10) {
+        match self.rng.below(12) {
             0 => format!("-({inner})"),
             // Keep exp's argument small so results stay finite and comparable.
             1 => format!("exp(tanh({inner}))"),
@@ -581,7 +584,8 @@ impl Gen<'_> {
             6 => format!("log1p(abs({inner}))"),
             7 => format!("sin({inner})"),
             8 => format!("cos({inner})"),
-            _ => format!("log(abs({inner}))"),
+            9 => format!("log(abs({inner}))"),
+            _ => self.math_unary(shape, dtype, inner),
         }
     }
 
