@@ -56,12 +56,20 @@ pub fn reduce<'c, 'a>(
     if op.needs_elements() {
         check_not_empty(e, op, x, x_ty, axes)?;
     }
-    match op {
-        ReduceOp::LogSumExp => super::statistics::logsumexp(e, scope, x, x_ty, axes),
-        ReduceOp::Var(ddof) => super::statistics::var(e, scope, x, x_ty, axes, ddof, false),
-        ReduceOp::Std(ddof) => super::statistics::var(e, scope, x, x_ty, axes, ddof, true),
-        _ => fold(e, scope, op, x, x_ty, axes),
+    let reduced = match op {
+        ReduceOp::LogSumExp => super::statistics::logsumexp(e, scope, x, x_ty, axes)?,
+        ReduceOp::Var(ddof) => super::statistics::var(e, scope, x, x_ty, axes, ddof, false)?,
+        ReduceOp::Std(ddof) => super::statistics::var(e, scope, x, x_ty, axes, ddof, true)?,
+        _ => fold(e, scope, op, x, x_ty, axes)?,
+    };
+    // IREE 3.13 miscompiles some reductions with dynamic dims fused into their consumers:
+    // `sum(cast(min(broadcast(1, [1, 1, m]), 1), f32))` gave 1 for m = 4 (the MLIR is right;
+    // iree-compile + iree-run-module alone give the same wrong value). Behind a barrier, such
+    // a result is computed in its own dispatch.
+    if reduced_type(x_ty, axes).dims.iter().any(|d| !matches!(d, ptl_lang::Dim::Static(_))) {
+        return e.optimization_barrier(reduced);
     }
+    Ok(reduced)
 }
 
 /// The reduction without the empty-axis check: softmax's max over an empty axis is never
