@@ -7,7 +7,7 @@ export PATH := $(VENV)/bin:$(PATH)
 export EERIE_PYTHON := $(VENV)/bin/python
 CARGO ?= cargo
 
-.PHONY: setup build run test test-rust test-python bench clean-cache
+.PHONY: setup build release run test test-rust test-python bench clean-cache
 
 setup:
 	@bash scripts/setup.sh
@@ -16,8 +16,13 @@ build: setup
 	$(CARGO) build --workspace
 	@bash scripts/keep-eerie-fresh.sh
 
-run: build
-	./target/debug/ptl run examples/axpy.ptl
+# Users get an optimised `ptl` (target/release/ptl); tests use the faster-to-build debug profile.
+release: setup
+	$(CARGO) build --release -p ptl-cli
+	@CARGO_TARGET_DIR=target bash scripts/keep-eerie-fresh.sh
+
+run: release
+	./target/release/ptl run examples/axpy.ptl
 
 test: setup
 	$(CARGO) test --workspace

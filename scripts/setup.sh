@@ -28,7 +28,7 @@ if [ ! -f "$stamp" ]; then
 fi
 
 # The Python package `pytensor_ptl` (python/: the PyTensor importer and mode "PTL"), built by
-# maturin and installed editable into the venv. Rebuilt only when its Rust sources or the crates
+# maturin (optimised: users run it) and installed editable into the venv. Rebuilt only when its Rust sources or the crates
 # it links change (its Python files are used in place).
 py_hash=$(find python/src python/Cargo.toml python/Cargo.lock python/pyproject.toml \
             crates/lang/src crates/interp/src crates/lower/src crates/rt/src crates/*/Cargo.toml Cargo.lock .cargo/config.toml \
@@ -39,7 +39,7 @@ if [ ! -f "$py_stamp" ] || ! ls python/pytensor_ptl/_ptl*.so >/dev/null 2>&1; th
   (
     cd python
     export VIRTUAL_ENV="$PWD/../$VENV" PATH="$PWD/../$VENV/bin:$PATH" EERIE_PYTHON="$PWD/../$VENV/bin/python"
-    maturin develop --quiet >/dev/null
+    maturin develop --release --quiet >/dev/null
   )
   CARGO_TARGET_DIR=target bash scripts/keep-eerie-fresh.sh
   rm -f "$VENV"/.ptl-python-*

@@ -136,8 +136,13 @@ impl Executor {
                     None => "not compiled",
                 };
                 let run = total.saturating_sub(t.lower + t.compile + t.load);
+                let calls = match (t.invocations, t.check_invocations) {
+                    (1, 0) => "1 compiled call".to_string(),
+                    (n, 0) => format!("{n} compiled calls"),
+                    (n, c) => format!("{n} compiled call{}, {c} checks-only", if n == 1 { "" } else { "s" }),
+                };
                 format!(
-                    "time: lower {:.1} ms, compile {:.1} ms ({source}), load {:.1} ms, run {:.1} ms, total {:.1} ms",
+                    "time: lower {:.1} ms, compile {:.1} ms ({source}), load {:.1} ms, run {:.1} ms ({calls}), total {:.1} ms",
                     ms(t.lower),
                     ms(t.compile),
                     ms(t.load),

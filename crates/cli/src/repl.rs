@@ -239,9 +239,10 @@ impl Repl {
             .items
             .iter()
             .filter_map(|i| match i {
-                Item::Let(l) => Some(l.name.name.clone()),
+                Item::Let(l) => Some(l.names().map(|n| n.name.clone()).collect::<Vec<_>>()),
                 _ => None,
             })
+            .flatten()
             .collect();
         // Printing each new binding forces its evaluation, so a run-time error (a shape
         // mismatch in `?` dims) is reported now rather than poisoning every later input.

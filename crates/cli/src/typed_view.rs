@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use ptl_lang::TensorType;
-use ptl_lang::typed::{TExpr, TExprKind, TFn, TLet, TProgram, TStmt};
+use ptl_lang::typed::{TExpr, TFn, TLet, TProgram, TStmt};
 
 /// The source text of `e`, on one line.
 fn text(src: &str, e: &TExpr) -> String {
@@ -41,21 +41,19 @@ pub fn fn_signature(f: &TFn) -> String {
 }
 
 fn write_let(out: &mut String, src: &str, l: &TLet, indent: &str) {
+    let names: Vec<&str> = l.names().map(String::as_str).collect();
+    let names = if names.len() == 1 { names.join("") } else { format!("({})", names.join(", ")) };
     let _ = writeln!(
         out,
-        "{indent}let {}: {} = {}",
-        l.name,
-        l.value.ty,
+        "{indent}let {names}: {} = {}",
+        types(&l.value.result_types()),
         text(src, &l.value)
     );
 }
 
 /// The type of a printed expression (all results for a call of a multi-result function).
 pub fn print_type(_prog: &TProgram, e: &TExpr) -> String {
-    match &e.kind {
-        TExprKind::CallMulti(..) => types(&e.result_types()),
-        _ => e.ty.to_string(),
-    }
+    types(&e.result_types())
 }
 
 pub fn render(prog: &TProgram, src: &str) -> String {

@@ -130,6 +130,25 @@ fn run_time_prints_a_timing_line_on_stderr() {
         .stderr(contains("time: interpreted"));
 }
 
+/// A program's loops run inside the one call of the compiled module: 100 steps of Newton's
+/// iteration and a 100-step scan take one call, not one per step. (The script has no
+/// run-time checks, so no checks-only call comes first.)
+#[test]
+fn loops_run_inside_one_compiled_call() {
+    let src = "let a = [4.0, 9.0];\n\
+               print loop x = a for k in 0..100 { 0.5 * (x + a / x) };\n\
+               let (s, xs) = scan s = 0.0 for i in 0..100 { (s + 1.0, s * 2.0) };\n\
+               print s;\n";
+    let (_d, f) = with_program(src);
+    ptl()
+        .args(["run", "--time"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout("[2. 3.]\n100.0\n")
+        .stderr(contains("(1 compiled call)"));
+}
+
 #[test]
 fn run_on_the_task_device_and_with_flushed_denormals() {
     let (_d, f) = with_program("fn f(x: f64[n]) -> f64[n] { x * 0.1 }\n");
@@ -436,6 +455,19 @@ fn check_output_has_no_colour_with_no_color() {
         .assert()
         .code(1)
         .stderr(contains("\u{1b}[").not());
+}
+
+#[test]
+fn emit_without_statements_picks_the_one_function_or_asks() {
+    let (_d, one) = with_program("fn double(x: f64[n]) -> f64[n] { x * 2.0 }\n");
+    ptl().arg("emit").arg(&one).assert().success().stdout(contains("func.func @double"));
+    let (_d2, two) = with_program("fn a(x: f64) -> f64 { x }\nfn b(x: f64) -> f64 { x }\n");
+    ptl()
+        .arg("emit")
+        .arg(&two)
+        .assert()
+        .code(1)
+        .stderr(contains("pick a function with --fn: `a`, `b`"));
 }
 
 #[test]

@@ -20,6 +20,7 @@
 #![allow(clippy::result_large_err)]
 
 mod error;
+mod loops;
 mod memory;
 mod ops;
 mod scalar;
@@ -160,8 +161,18 @@ impl Interp<'_> {
     }
 
     fn run_let(&mut self, frame: &mut Frame, l: &TLet) -> Result<()> {
-        let v = self.eval(frame, &l.value)?;
-        frame.vars.insert(l.name.clone(), v);
+        if l.rest.is_empty() {
+            let v = self.eval(frame, &l.value)?;
+            frame.vars.insert(l.name.clone(), v);
+            return Ok(());
+        }
+        let values = self.eval_multi(frame, &l.value)?;
+        if values.len() != 1 + l.rest.len() {
+            return Err(InterpError::internal(format!("{} values for {} names", values.len(), 1 + l.rest.len()), &l.span));
+        }
+        for (name, v) in l.names().zip(values) {
+            frame.vars.insert(name.clone(), v);
+        }
         Ok(())
     }
 
@@ -175,6 +186,16 @@ impl Interp<'_> {
                     return Err(InterpError::internal(format!("`{name}` gave {} results for {} expected", results.len(), types.len()), &e.span));
                 }
                 for (ty, v) in types.iter().zip(&results) {
+                    check_value(frame, ty, v, &e.span)?;
+                }
+                Ok(results)
+            }
+            TExprKind::Loop(l) => {
+                let results = self.eval_loop(frame, l, &e.span)?;
+                if results.len() != l.results.len() {
+                    return Err(InterpError::internal(format!("a loop gave {} values for {} expected", results.len(), l.results.len()), &e.span));
+                }
+                for (ty, v) in l.results.iter().zip(&results) {
                     check_value(frame, ty, v, &e.span)?;
                 }
                 Ok(results)
@@ -212,6 +233,7 @@ impl Interp<'_> {
                 }
                 results.remove(0)
             }
+            TExprKind::Loop(l) => loops::single(self.eval_loop(frame, l, span)?, e)?,
             TExprKind::CallMulti(..) => {
                 return Err(InterpError::internal("a multi-result call outside a top-level `print`", span));
             }

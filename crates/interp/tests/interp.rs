@@ -125,7 +125,7 @@ fn func(name: &str, params: Vec<TParam>, lets: Vec<TLet>, results: Vec<TExpr>) -
     TFn { name: name.to_string(), params, body: TBlock { lets, results }, results: tys, span: sp() }
 }
 fn tlet(name: &str, value: TExpr) -> TLet {
-    TLet { name: name.to_string(), value, span: sp() }
+    TLet { name: name.to_string(), value, span: sp(), rest: Vec::new() }
 }
 
 /// Evaluates one expression as the only top-level `print`.

@@ -6,6 +6,9 @@
 //!           | "let" IDENT (":" type)? "=" expr ";"
 //!           | "print" expr ";"
 //! block    := "{" ("let" IDENT (":" type)? "=" expr ";")* expr "}"
+//! (a `let` may also destructure several values: "let" "(" IDENT ("," IDENT)+ ")" "=" expr)
+//! loop     := ("loop" | "scan") pattern "=" expr "for" IDENT "in" expr ".." expr block
+//! pattern  := IDENT | "(" IDENT ("," IDENT)+ ")"
 //! rettype  := type | "(" type ("," type)* ")"
 //! type     := DTYPE ("[" dim ("," dim)* "]")?
 //! dim      := INT | IDENT | "?"
@@ -85,6 +88,16 @@ pub struct Let {
     pub ty: Option<TypeExpr>,
     pub value: Expr,
     pub span: Span,
+    /// `let (a, b) = value`: the names after the first (`name`), one per further value.
+    /// Empty for a plain `let`; a destructuring `let` has no `ty`.
+    pub rest: Vec<Ident>,
+}
+
+impl Let {
+    /// Every name the statement binds, in order.
+    pub fn names(&self) -> impl Iterator<Item = &Ident> {
+        std::iter::once(&self.name).chain(&self.rest)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -165,8 +178,11 @@ pub enum ExprKind {
     /// `x[i, a:b, ::s]`: indexing and slicing, one item per leading axis; also `x[idx]`
     /// with an integer tensor (a gather).
     Index(Box<Expr>, Vec<IndexItem>),
-    /// `(a, b)`: only as the result of a function body.
+    /// `(a, b)`: the result of a function or loop body, the value of a destructuring
+    /// `let`, or a loop's initial state.
     Tuple(Vec<Expr>),
+    /// `loop STATE = INIT for i in A..B { BODY }` and its `scan` form (see [`LoopExpr`]).
+    Loop(Box<LoopExpr>),
     /// Placeholder left by error recovery; never survives a successful parse.
     Error,
 }
@@ -182,4 +198,29 @@ pub enum IndexItem {
         step: Option<Expr>,
         span: Span,
     },
+}
+
+/// Which loop form: `loop` gives the final state, `scan` also stacks per-step outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LoopKind {
+    Loop,
+    Scan,
+}
+
+/// `loop (w, b) = (w0, b0) for i in 0..n { BODY }`: `state` names the carried values (one
+/// name, or a parenthesised list of at least two), `init` gives their first values (a tuple
+/// for several), `counter` runs over `start..stop` (Python's `range`: empty when
+/// `stop <= start`), and the body's result is the next state. A `scan` body gives the next
+/// state followed by the step's outputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopExpr {
+    pub kind: LoopKind,
+    pub state: Vec<Ident>,
+    /// Whether the state was written as a parenthesised list.
+    pub tuple: bool,
+    pub init: Expr,
+    pub counter: Ident,
+    pub start: Expr,
+    pub stop: Expr,
+    pub body: Block,
 }

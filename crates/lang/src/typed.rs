@@ -19,8 +19,12 @@
 //!   `Take` and `Scatter` indices are `i64`; `Scatter` values have the dims of the index
 //!   followed by the target's after the first (broadcasts are explicit);
 //! - `DimValue` names a dimension name of the enclosing function's signature;
-//! - `Var` names refer to a parameter or an earlier `let` in the enclosing function (or top level);
-//!   a later `let` of the same name shadows the earlier one from that point on.
+//! - `Var` names refer to a parameter or an earlier `let` in the enclosing function (or top level),
+//!   or to a loop's state or counter inside its body;
+//!   a later `let` of the same name shadows the earlier one from that point on;
+//! - a node giving several values (`CallMulti`, a multi-value `Loop`) appears only as a whole
+//!   operand of a top-level `print`, the value of a destructuring `let`, a loop's initial
+//!   state or a loop body's result.
 
 pub use crate::ops::{BinaryOp, Op, ReduceOp, UnaryOp};
 use crate::span::Span;
@@ -69,6 +73,16 @@ pub struct TLet {
     pub name: String,
     pub value: TExpr,
     pub span: Span,
+    /// `let (a, b) = value`: the names after the first, one per further value of `value`
+    /// (a multi-result call or loop); empty for a plain `let`.
+    pub rest: Vec<String>,
+}
+
+impl TLet {
+    /// Every name the statement binds, in order: one per value of `value`.
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        std::iter::once(&self.name).chain(&self.rest)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +115,55 @@ pub enum TExprKind {
     /// top-level `print`. `results` are the call's result types (with the caller's dims
     /// substituted); the node's `ty` is the first of them.
     CallMulti(String, Vec<TExpr>, Vec<TensorType>),
+    /// A `loop` or `scan` (see [`TLoop`]). It gives several values when it carries several
+    /// state values or is a `scan`; such a node appears only where a multi-result call may,
+    /// and its `ty` is the first of [`TLoop::results`].
+    Loop(Box<TLoop>),
+}
+
+/// `loop` / `scan` over `counter` in `start..stop` (both `i64` scalars; no step runs when
+/// `stop <= start`).
+///
+/// Invariants: `state` names one value per element of `results` up to `state.len()`; the
+/// values of `init` (each may be a multi-result call) are one per state value and have the
+/// state's types exactly; the body sees the enclosing scope plus the state and `counter`
+/// (an `i64` scalar), and its results' values are the next state (the state's dtypes, and
+/// dims that fit the state's: a `?` state dim takes any size) followed, for a scan, by one
+/// output per stacked result. A stacked result has the type
+/// of its output with a leading dim of the trip count (`max(stop - start, 0)`); an output's
+/// dims are static or names of the enclosing signature (never `?`), so the stack can be
+/// allocated before the first step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TLoop {
+    pub scan: bool,
+    pub state: Vec<String>,
+    pub init: Vec<TExpr>,
+    pub counter: String,
+    pub start: TExpr,
+    pub stop: TExpr,
+    pub body: TBlock,
+    /// The state's types, then (scan) the stacked outputs' types.
+    pub results: Vec<TensorType>,
+}
+
+impl TLoop {
+    /// The types of the per-step outputs of a scan (without the leading dim).
+    pub fn output_types(&self) -> Vec<TensorType> {
+        self.results[self.state.len()..]
+            .iter()
+            .map(|t| TensorType::new(t.dtype, t.dims[1..].to_vec()))
+            .collect()
+    }
+
+    /// Every expression the loop evaluates, in evaluation order.
+    pub fn exprs(&self) -> Vec<&TExpr> {
+        let mut out: Vec<&TExpr> = self.init.iter().collect();
+        out.push(&self.start);
+        out.push(&self.stop);
+        out.extend(self.body.lets.iter().map(|l| &l.value));
+        out.extend(self.body.results.iter());
+        out
+    }
 }
 
 impl TExpr {
@@ -125,6 +188,7 @@ impl TExpr {
         match &self.kind {
             TExprKind::Literal(_) | TExprKind::Var(_) | TExprKind::DimValue(_) => vec![],
             TExprKind::Op(_, args) | TExprKind::Call(_, args) | TExprKind::CallMulti(_, args, _) => args.iter().collect(),
+            TExprKind::Loop(l) => l.exprs(),
         }
     }
 
@@ -132,6 +196,7 @@ impl TExpr {
     pub fn result_types(&self) -> Vec<TensorType> {
         match &self.kind {
             TExprKind::CallMulti(_, _, results) => results.clone(),
+            TExprKind::Loop(l) => l.results.clone(),
             _ => vec![self.ty.clone()],
         }
     }

@@ -501,8 +501,9 @@ mod props {
     use super::*;
     use proptest::prelude::*;
 
-    const KEYWORDS: [&str; 10] = [
-        "fn", "let", "print", "true", "false", "f32", "f64", "i32", "i64", "bool",
+    const KEYWORDS: [&str; 16] = [
+        "fn", "let", "print", "true", "false", "f32", "f64", "i32", "i64", "bool", "loop", "scan",
+        "for", "in", "inf", "nan",
     ];
     const NO_SPAN: std::ops::Range<usize> = 0..0;
 
@@ -589,8 +590,37 @@ mod props {
                 list.prop_map(|xs| e(ExprKind::Tuple(xs))),
                 (inner.clone(), prop::collection::vec(index_item(inner.clone()), 1..3))
                     .prop_map(|(x, items)| e(ExprKind::Index(Box::new(x), items))),
+                loop_(inner.clone()),
             ]
         })
+    }
+
+    /// `loop` / `scan` with one or more state names and a body of `let`s and a result.
+    fn loop_(inner: impl Strategy<Value = Expr> + Clone) -> impl Strategy<Value = Expr> {
+        let body_let = (prop::collection::vec(ident(), 1..3), inner.clone()).prop_map(|(names, value)| {
+            let mut names = names.into_iter();
+            let name = names.next().expect("one name");
+            Let { name, ty: None, value, span: NO_SPAN, rest: names.collect() }
+        });
+        (
+            any::<bool>(),
+            prop::collection::vec(ident(), 1..3),
+            (inner.clone(), ident(), inner.clone(), inner.clone()),
+            prop::collection::vec(body_let, 0..2),
+            inner,
+        )
+            .prop_map(|(scan, state, (init, counter, start, stop), lets, result)| {
+                e(ExprKind::Loop(Box::new(LoopExpr {
+                    kind: if scan { LoopKind::Scan } else { LoopKind::Loop },
+                    tuple: state.len() > 1,
+                    state,
+                    init,
+                    counter,
+                    start,
+                    stop,
+                    body: Block { lets, result, span: NO_SPAN },
+                })))
+            })
     }
 
     fn index_item(inner: impl Strategy<Value = Expr> + Clone) -> impl Strategy<Value = IndexItem> {
@@ -607,7 +637,8 @@ mod props {
     }
 
     fn let_() -> impl Strategy<Value = Let> {
-        (ident(), prop::option::of(ty()), expr()).prop_map(|(name, ty, value)| Let {
+        (ident(), prop::option::of(ty()), expr(), prop::collection::vec(ident(), 0..2)).prop_map(|(name, ty, value, rest)| Let {
+            rest,
             name,
             ty,
             value,

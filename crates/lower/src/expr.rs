@@ -41,6 +41,13 @@ pub fn lower<'c, 'a>(
             let mut results = call(e, scope, prog, name, args, std::slice::from_ref(ty))?;
             results.pop().ok_or_else(|| LowerError::Internal(format!("`{name}` returned nothing")))?
         }
+        TExprKind::Loop(l) => {
+            let mut values = crate::loops::lower_loop(e, scope, prog, l)?;
+            if values.len() != 1 {
+                return Err(LowerError::Internal(format!("a loop giving {} values where one is expected", values.len())));
+            }
+            values.remove(0)
+        }
         TExprKind::CallMulti(name, ..) => {
             return Err(LowerError::Internal(format!("multi-result call of `{name}` outside print")));
         }

@@ -14,11 +14,15 @@ pub struct CompileOptions {
     pub target_cpu: String,
     /// Keep float sums in source order (bitwise reproducible) instead of reassociating.
     pub exact_reductions: bool,
+    /// IREE's optimising code generation (LLVM-CPU O3, data tiling, the CPU microkernels,
+    /// vectorised float reductions). Off gives IREE's defaults, which compile faster and run
+    /// slower. A program the optimised pipeline cannot compile is compiled with the defaults.
+    pub optimize: bool,
 }
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { target_cpu: "host".into(), exact_reductions: false }
+        CompileOptions { target_cpu: "host".into(), exact_reductions: false, optimize: true }
     }
 }
 
@@ -34,7 +38,24 @@ impl CompileOptions {
             // Constant subexpressions are folded by MLIR (exact IEEE arithmetic) but not
             // evaluated by IREE's compile-time runtime, which flushes subnormals to zero.
             "--iree-opt-const-eval=false".to_string(),
+            // `cf.assert` carries ptl's run-time checks; higher opt levels would strip it.
+            "--iree-opt-strip-assertions=false".to_string(),
         ];
+        if self.optimize {
+            // Not the whole of `--iree-opt-level=O3`: in IREE 3.13 its dispatch-creation level
+            // fails on some matmul + softmax programs ("write affecting operations on global
+            // resources are restricted to workgroup distributed contexts"), and its global
+            // optimisation level with data tiling fails on matmuls with dynamic dims
+            // ("'affine.delinearize_index' op no basis element may be statically non-positive").
+            flags.push("--iree-llvmcpu-mlir-opt-level=O3".to_string());
+            // Data tiling with the CPU microkernels gives matmul the `mmt4d` kernel.
+            flags.push("--iree-opt-data-tiling".to_string());
+            flags.push("--iree-llvmcpu-enable-ukernels=all".to_string());
+            if !self.exact_reductions {
+                // Vector accumulators in float reductions instead of one serial chain.
+                flags.push("--iree-llvmcpu-reassociate-fp-reductions=true".to_string());
+            }
+        }
         if self.exact_reductions {
             flags.push("--iree-llvmcpu-reassociate-fp-reductions=false".to_string());
         }
@@ -162,12 +183,23 @@ fn dist_version(lib: &Path) -> Option<String> {
 /// its LLVM target setup ("createTargetMachine ... failed", then a crash).
 static COMPILE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Compiles MLIR text to a vmfb.
+/// Compiles MLIR text to a vmfb. When the optimising flags make IREE fail, the program is
+/// compiled once more with IREE's defaults, and only that second failure is reported: the
+/// optimising pipelines of IREE 3.13 reject some valid programs that its defaults compile.
 pub fn compile(mlir: &str, options: &CompileOptions) -> Result<Vec<u8>> {
     let c = compiler()?;
     let _one_at_a_time = COMPILE_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    c.compile_str(mlir, options.flags())
-        .map_err(|e| LowerError::Compiler(format!("IREE failed to compile the program: {}", summarize(&e))))
+    let report = |e: eerie::compiler::CompilerError| {
+        LowerError::Compiler(format!("IREE failed to compile the program: {}", summarize(&e)))
+    };
+    match c.compile_str(mlir, options.flags()) {
+        Ok(vmfb) => Ok(vmfb),
+        Err(_) if options.optimize => {
+            let plain = CompileOptions { optimize: false, ..options.clone() };
+            c.compile_str(mlir, plain.flags()).map_err(report)
+        }
+        Err(e) => Err(report(e)),
+    }
 }
 
 /// The first line of each error IREE reported, without the IR dumps that follow them.

@@ -8,12 +8,14 @@ mod emitter;
 mod error;
 mod expr;
 mod iree;
+mod loops;
 mod module;
 mod ops;
 mod scope;
+mod specialize;
 mod types;
 
 pub use error::LowerError;
 pub use iree::{COMPILER_ENV, CompileOptions, compile, compiler_identity, compiler_version};
 pub use checks::CheckSite;
-pub use module::{Entry, Lowered, SCRIPT_ENTRY, checks_entry, lower_program};
+pub use module::{Entry, Lowered, SCRIPT_ENTRY, checks_entry, lower_program, lower_specialized};

@@ -21,6 +21,7 @@ use crate::emitter::Emitter;
 use crate::error::{LowerError, Result};
 use crate::expr;
 use crate::scope::Scope;
+use crate::specialize;
 use crate::types::abi_tensor_type;
 
 /// The exported function that runs a script's top-level statements and returns the printed values.
@@ -45,8 +46,24 @@ pub struct Lowered {
 /// Builds, verifies and prints the module for `entry`.
 pub fn lower_program(prog: &TProgram, entry: &Entry) -> Result<Lowered> {
     checks::begin();
-    let mlir = build(prog, entry);
+    let mlir = build(prog, entry, None);
     let checks = checks::finish();
+    Ok(Lowered { mlir: mlir?, checks })
+}
+
+/// Function `name` compiled for arguments of exactly these shapes (one per parameter): the
+/// exported `name` takes static types. Its results, checks and checks-only twin are those of
+/// [`lower_program`] with `Entry::Function(name)`.
+pub fn lower_specialized(prog: &TProgram, name: &str, shapes: &[Vec<usize>]) -> Result<Lowered> {
+    checks::begin();
+    let mlir = build(prog, &Entry::Function(name.to_string()), Some(shapes));
+    let mut checks = checks::finish();
+    let renamed = specialize::dynamic_name(name);
+    for site in &mut checks {
+        if site.function.as_deref() == Some(renamed.as_str()) {
+            site.function = Some(name.to_string());
+        }
+    }
     Ok(Lowered { mlir: mlir?, checks })
 }
 
@@ -58,13 +75,23 @@ pub fn checks_entry(entry_name: &str) -> String {
     format!("__ptl_checks_{entry_name}")
 }
 
-fn build(prog: &TProgram, entry: &Entry) -> Result<String> {
+fn build(prog: &TProgram, entry: &Entry, shapes: Option<&[Vec<usize>]>) -> Result<String> {
     let ctx = new_context();
     let loc = Location::unknown(&ctx);
     let module = Module::new(loc);
     let needed = reachable(prog, entry)?;
     for f in prog.fns.iter().filter(|f| needed.contains(f.name.as_str())) {
-        module.body().append_operation(lower_fn(&ctx, prog, f, false)?);
+        match (entry, shapes) {
+            (Entry::Function(name), Some(shapes)) if *name == f.name => {
+                let mut body = f.clone();
+                body.name = specialize::dynamic_name(&f.name);
+                module.body().append_operation(lower_fn(&ctx, prog, &body, false)?);
+                module.body().append_operation(specialize::wrapper(&ctx, f, shapes)?);
+            }
+            _ => {
+                module.body().append_operation(lower_fn(&ctx, prog, f, false)?);
+            }
+        }
     }
     if *entry == Entry::Script {
         module.body().append_operation(lower_script(&ctx, prog, false)?);
@@ -194,8 +221,7 @@ fn lower_fn<'c>(ctx: &'c Context, prog: &TProgram, f: &TFn, checks_only: bool) -
             scope.bind(&p.name, v);
         }
         for l in &f.body.lets {
-            let v = expr::lower(&e, &scope, prog, &l.value)?;
-            scope.bind(&l.name, v);
+            crate::loops::bind_let(&e, &mut scope, prog, l)?;
         }
         let mut outs = Vec::new();
         for (r, ty) in f.body.results.iter().zip(&f.results) {
@@ -229,10 +255,7 @@ fn lower_script<'c>(ctx: &'c Context, prog: &TProgram, checks_only: bool) -> Res
         let mut outs = Vec::new();
         for stmt in &prog.top {
             match stmt {
-                TStmt::Let(l) => {
-                    let v = expr::lower(&e, &scope, prog, &l.value)?;
-                    scope.bind(&l.name, v);
-                }
+                TStmt::Let(l) => crate::loops::bind_let(&e, &mut scope, prog, l)?,
                 TStmt::Print(exprs, _) => {
                     let (values, types) = print_values(&e, &scope, prog, exprs)?;
                     for (v, t) in values.into_iter().zip(types) {
@@ -265,13 +288,8 @@ fn print_values<'c, 'a>(
     let mut values = Vec::new();
     let mut types = Vec::new();
     for x in exprs {
-        if let TExprKind::CallMulti(name, args, tys) = &x.kind {
-            values.extend(expr::call(e, scope, prog, name, args, tys)?);
-            types.extend(tys.iter().cloned());
-        } else {
-            values.push(expr::lower(e, scope, prog, x)?);
-            types.push(x.ty.clone());
-        }
+        values.extend(crate::loops::values(e, scope, prog, x)?);
+        types.extend(x.result_types());
     }
     Ok((values, types))
 }

@@ -7,6 +7,7 @@ use melior::ir::Value;
 use crate::emitter::Emitter;
 use crate::error::{LowerError, Result};
 
+#[derive(Clone)]
 pub struct Scope<'c, 'a> {
     vars: HashMap<String, Value<'c, 'a>>,
     /// A symbolic dim's size is read from the first parameter that carries it.

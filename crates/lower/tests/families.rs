@@ -129,3 +129,28 @@ fn dimension_names_are_read_from_the_arguments() {
     let (m, _) = mlir("fn f(x: f64[n]) { sum(x) / n }", "f");
     assert!(body(&m, "f").contains("tensor.from_elements"), "{m}");
 }
+
+#[test]
+fn a_loop_is_one_scf_for_around_its_body() {
+    // The state is the loop's `iter_args`; the body's ops and calls sit inside the loop.
+    let src = "fn half(x: f64[n]) -> f64[n] { x * 0.5 }\n\
+               fn f(x: f64[n], k: i64) { loop (a, b) = (x, 0.0) for i in 0..k { (half(a), b + sum(a)) } }\n\
+               fn g(x: f64[n], k: i64) -> f64[n] { let (a, b) = f(x, k); a }";
+    let (m, checks) = mlir(src, "g");
+    let f = body(&m, "f");
+    assert_eq!(count(f, "scf.for"), 1, "{m}");
+    assert!(f.contains("iter_args("), "{m}");
+    let inside = &f[f.find("scf.for").expect("a loop")..];
+    assert!(inside.contains("call @half"), "the call is inside the loop\n{m}");
+    assert_eq!(checks, 0, "{m}");
+}
+
+#[test]
+fn a_scan_fills_a_preallocated_stack_row_by_row() {
+    let (m, _) = mlir("fn f(x: f64[n]) -> f64[n] { let (s, out) = scan s = 0.0 for i in 0..n { (s + x[i], s) }; out }", "f");
+    let f = body(&m, "f");
+    assert_eq!(count(f, "scf.for"), 1, "{m}");
+    assert_eq!(count(f, "tensor.insert_slice"), 1, "{m}");
+    let before = &f[..f.find("scf.for").expect("a loop")];
+    assert!(before.contains("tensor.empty"), "the stack is allocated before the loop\n{m}");
+}

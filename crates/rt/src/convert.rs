@@ -7,11 +7,12 @@ use ptl_lang::{DType, Value};
 use crate::error::{Result, RtError};
 
 /// Copies a value into a new device buffer (any memory layout; the copy is row-major).
+/// A row-major array is copied once, straight from its own memory.
 pub fn to_buffer(rt: &Runtime, v: &Value) -> Result<Buffer> {
-    fn dense<T: Clone>(a: &ArrayD<T>) -> Vec<T> {
+    fn dense<T: Clone>(a: &ArrayD<T>) -> std::borrow::Cow<'_, [T]> {
         match a.as_slice() {
-            Some(s) => s.to_vec(),
-            None => a.iter().cloned().collect(),
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => std::borrow::Cow::Owned(a.iter().cloned().collect()),
         }
     }
     let shape = v.shape().to_vec();

@@ -34,11 +34,38 @@ impl Device {
     }
 }
 
+/// When a function is compiled again for the concrete shapes of its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Specialize {
+    /// Always the one dynamic-shape module.
+    Off,
+    /// From the second call with the same argument shapes, when the arguments hold at least
+    /// this many elements in all (a compile costs about half a second).
+    FromElements(usize),
+}
+
+impl Default for Specialize {
+    fn default() -> Self {
+        Specialize::FromElements(SPECIALIZE_FROM)
+    }
+}
+
+/// The default threshold of [`Specialize::FromElements`]: 2^20 elements (8 MiB of f64).
+pub const SPECIALIZE_FROM: usize = 1 << 20;
+
+/// At most this many shape-specialised modules per function; later shapes use the dynamic one.
+const SPECIALIZE_LIMIT: usize = 8;
+
 #[derive(Debug, Clone, Default)]
 pub struct EngineOptions {
+    /// Shape specialisation of large calls.
+    pub specialize: Specialize,
     pub device: Device,
     /// Flush subnormals to zero (faster on some CPUs, not IEEE). Off by default.
     pub flush_denormals: bool,
+    /// Leave glibc's allocation thresholds alone, so freed large buffers go back to the
+    /// kernel at once. By default they are kept for the next call ([`crate::memory`]).
+    pub return_freed_buffers: bool,
     /// Where compiled modules are kept across runs; `None` keeps them in memory only.
     pub cache_dir: Option<PathBuf>,
     pub compile: CompileOptions,
@@ -51,6 +78,11 @@ pub struct Timings {
     pub compile: Duration,
     pub load: Duration,
     pub outcome: Option<CacheOutcome>,
+    /// Calls of the compiled program since the preparation: a program's loops run inside
+    /// one call, so a script takes one.
+    pub invocations: u32,
+    /// Calls of its checks-only twin, which runs first when the program has run-time checks.
+    pub check_invocations: u32,
 }
 
 pub struct Engine {
@@ -67,6 +99,11 @@ pub struct Engine {
     checks: HashMap<String, Vec<ptl_lower::CheckSite>>,
     /// Entries, by cache key and name, whose module has no checks-only twin (no checks).
     unchecked: HashSet<(String, String)>,
+    /// Shape-specialised modules by (dynamic module's key, function, shapes): the variant's
+    /// key, or `None` when it failed to compile (the dynamic module serves those shapes).
+    variants: HashMap<(String, String, Vec<Vec<usize>>), Option<String>>,
+    /// Calls seen per (key, function, shapes) that have no variant yet.
+    shape_calls: HashMap<(String, String, Vec<Vec<usize>>), u32>,
     last: Timings,
 }
 
@@ -77,6 +114,9 @@ impl Engine {
     pub fn new(options: EngineOptions) -> Result<Self> {
         fpu::ensure_linked();
         fpu::set_flush_denormals(options.flush_denormals);
+        if !options.return_freed_buffers {
+            crate::memory::keep_freed_buffers();
+        }
         let runtime = Runtime::new(options.device.spec())?;
         let cache = CompileCache::new(options.cache_dir.clone());
         Ok(Engine {
@@ -88,6 +128,8 @@ impl Engine {
             prepared: Vec::new(),
             checks: HashMap::new(),
             unchecked: HashSet::new(),
+            variants: HashMap::new(),
+            shape_calls: HashMap::new(),
             last: Timings::default(),
         })
     }
@@ -95,6 +137,11 @@ impl Engine {
     /// Timings of the most recent compile step.
     pub fn timings(&self) -> &Timings {
         &self.last
+    }
+
+    /// How many shape-specialised modules are loaded.
+    pub fn specialized_modules(&self) -> usize {
+        self.variants.values().filter(|v| v.is_some()).count()
     }
 
     pub fn cache_mut(&mut self) -> &mut CompileCache {
@@ -121,7 +168,7 @@ impl Engine {
         let t1 = Instant::now();
         let options = self.options.compile.clone();
         let (vmfb, outcome) = self.cache.get_or_compile(&key, || Ok(ptl_lower::compile(&mlir, &options)?))?;
-        self.last = Timings { lower, compile: t1.elapsed(), load: Duration::ZERO, outcome: Some(outcome) };
+        self.last = Timings { lower, compile: t1.elapsed(), outcome: Some(outcome), ..Timings::default() };
         Ok((key, vmfb))
     }
 
@@ -160,6 +207,7 @@ impl Engine {
         let dtypes = script_result_dtypes(prog)?;
         let key = self.program(prog, &Entry::Script)?;
         self.checks_first(&key, SCRIPT_ENTRY, &[])?;
+        self.last.invocations += 1;
         let f = self.exported(&key, SCRIPT_ENTRY)?;
         let outs = match f.invoke(Vec::<eerie::runtime::Value>::new()) {
             Ok(outs) => outs,
@@ -174,8 +222,13 @@ impl Engine {
         check_arguments(f, args)?;
         let dtypes: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         let key = self.program(prog, &Entry::Function(name.to_string()))?;
-        self.checks_first(&key, name, args)?;
+        // One device copy of the arguments serves both the checks and the call.
         let inputs = args.iter().map(|a| to_buffer(&self.runtime, a)).collect::<Result<Vec<_>>>()?;
+        self.checks_first(&key, name, &inputs)?;
+        // Only arguments that passed the checks reach a specialised module: there a failing
+        // check could have been folded into a compile error.
+        let key = self.specialized(prog, &key, name, args).unwrap_or(key);
+        self.last.invocations += 1;
         let outs = match self.exported(&key, name)?.invoke(inputs) {
             Ok(outs) => outs,
             Err(e) => return Err(self.failure(&key, name, args, e)),
@@ -185,23 +238,73 @@ impl Engine {
 }
 
 impl Engine {
+    /// The key of `name`'s module specialised to the shapes of `args`, when the options ask
+    /// for one and it compiles; `None` runs the dynamic module `key`.
+    fn specialized(&mut self, prog: &TProgram, key: &str, name: &str, args: &[Value]) -> Option<String> {
+        let Specialize::FromElements(from) = self.options.specialize else { return None };
+        if args.is_empty() || args.iter().map(|a| a.shape().iter().product::<usize>()).sum::<usize>() < from {
+            return None;
+        }
+        let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
+        let id = (key.to_string(), name.to_string(), shapes);
+        if let Some(v) = self.variants.get(&id) {
+            return v.clone();
+        }
+        // The first call with these shapes runs the dynamic module; a repeated one pays for
+        // the specialised compile once.
+        let calls = self.shape_calls.entry(id.clone()).or_insert(0);
+        *calls += 1;
+        if *calls < 2 || self.variants.keys().filter(|(k, n, _)| k == key && n == name).count() >= SPECIALIZE_LIMIT {
+            return None;
+        }
+        self.shape_calls.remove(&id);
+        let variant = self.load_specialized(prog, name, &id.2).ok();
+        self.variants.insert(id, variant.clone());
+        variant
+    }
+
+    fn load_specialized(&mut self, prog: &TProgram, name: &str, shapes: &[Vec<usize>]) -> Result<String> {
+        let lowered = ptl_lower::lower_specialized(prog, name, shapes)?;
+        let flags = self.options.compile.flags();
+        let version = format!("ptl {} {}", env!("CARGO_PKG_VERSION"), ptl_lower::compiler_identity()?);
+        let key = CompileCache::key(&lowered.mlir, &flags, &version);
+        let options = self.options.compile.clone();
+        let mlir = lowered.mlir;
+        let (vmfb, _) = self.cache.get_or_compile(&key, || Ok(ptl_lower::compile(&mlir, &options)?))?;
+        if !self.programs.contains_key(&key) {
+            let p = self.runtime.load_vmfb(&vmfb)?;
+            self.programs.insert(key.clone(), p);
+        }
+        self.checks.insert(key.clone(), lowered.checks);
+        Ok(key)
+    }
+
     /// Runs the checks-only twin of `name` before `name` itself. IREE does not order a
     /// function's run-time checks before its kernels: a kernel could run on the sizes a check
     /// is about to reject, and read or write out of bounds (seen as heap corruption). The
     /// twin computes only what its checks need, so the kernels see only accepted arguments.
-    fn checks_first(&mut self, key: &str, name: &str, args: &[Value]) -> Result<()> {
+    fn checks_first(&mut self, key: &str, name: &str, inputs: &[eerie::runtime::Value]) -> Result<()> {
         let id = (key.to_string(), name.to_string());
         if self.unchecked.contains(&id) {
             return Ok(());
         }
         let twin = ptl_lower::checks_entry(name);
-        let twin_exists = self.programs.get(key).is_some_and(|p| p.function(&format!("module.{twin}")).is_ok());
-        if !twin_exists {
-            self.unchecked.insert(id);
-            return Ok(());
+        let twin_id = (key.to_string(), twin.clone());
+        if !self.functions.contains_key(&twin_id) {
+            let resolved = self.programs.get(key).and_then(|p| p.function(&format!("module.{twin}")).ok());
+            match resolved {
+                Some(f) => {
+                    self.functions.insert(twin_id, f);
+                }
+                None => {
+                    self.unchecked.insert(id);
+                    return Ok(());
+                }
+            }
         }
-        let inputs = args.iter().map(|a| to_buffer(&self.runtime, a)).collect::<Result<Vec<_>>>()?;
-        match self.exported(key, &twin)?.invoke(inputs) {
+        self.last.check_invocations += 1;
+        // Buffer views are reference-counted: the clones share the argument copies.
+        match self.exported(key, &twin)?.invoke(inputs.to_vec()) {
             Ok(_) => Ok(()),
             Err(e) => Err(match self.check_named(key, &e.to_string()) {
                 Some(site) => RtError::Check(site),

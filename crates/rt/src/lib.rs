@@ -19,8 +19,9 @@ mod convert;
 mod engine;
 mod error;
 pub mod fpu;
+pub mod memory;
 
 pub use cache::{CacheOutcome, CompileCache};
 pub use check::{check_arguments, describe};
-pub use engine::{Device, Engine, EngineOptions, Timings};
+pub use engine::{Device, Engine, EngineOptions, SPECIALIZE_FROM, Specialize, Timings};
 pub use error::RtError;

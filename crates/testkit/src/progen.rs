@@ -7,7 +7,7 @@
 //! bool tensors of ranks 0 to 3. The body (with a few `let`s) is a random expression built
 //! type-directed from operations that type-check by construction: float, integer and bool
 //! arithmetic, comparisons, `where`, casts, reductions (`max` / `min` included, which fail on an
-//! empty axis), matrix products, softmax and shape operations.
+//! empty axis), matrix products, softmax, shape operations and small loops.
 //!
 //! Run-time sizes are drawn from 0, 1, 2, 3, 5. Sometimes one argument dim is given a size that
 //! contradicts its declaration (a `?` that must equal a name or a static dim where it meets it,
@@ -24,6 +24,7 @@
 
 use ptl_lang::types::DType;
 
+mod loops;
 mod math;
 
 /// A tiny deterministic generator (xorshift64*), so this module needs no dependency.
@@ -491,7 +492,8 @@ impl Gen<'_> {
         }
         let d = depth - 1;
         let made = if dtype.is_float() {
-            match self.rng.below(18) {
+            match self.rng.below(19) {
+                18 => self.looped(shape, dtype, d),
                 15 => self.indexing(shape, dtype, d),
                 16 => self.joined(shape, dtype, d),
                 17 => self.scan(shape, dtype, d),
@@ -509,7 +511,8 @@ impl Gen<'_> {
                 _ => Some(self.smooth_select(shape, dtype, d)),
             }
         } else if dtype.is_int() {
-            match self.rng.below(17) {
+            match self.rng.below(18) {
+                17 => self.looped(shape, dtype, d),
                 12 => self.indexing(shape, dtype, d),
                 13 => self.joined(shape, dtype, d),
                 14 if dtype == DType::I64 => self.arg(shape, d),
@@ -530,7 +533,8 @@ impl Gen<'_> {
                 _ => Some(self.cast_to(shape, dtype, d)),
             }
         } else {
-            match self.rng.below(13) {
+            match self.rng.below(14) {
+                13 => self.looped(shape, dtype, d),
                 11 => self.indexing(shape, dtype, d),
                 12 => self.joined(shape, dtype, d),
                 0..=2 => Some(self.compare(shape, d)),
@@ -879,8 +883,13 @@ impl Gen<'_> {
             1 if shape.len() < 3 => {
                 let (bigger, axes) = self.grow(shape, 1);
                 let x = self.expr(&bigger, dtype, d);
-                // 1 is out of range on a static 1 (a check error), so only on a named dim.
-                let i = if bigger[axes[0]] == D::One { self.rng.pick(&["0", "-1"]) } else { self.rng.pick(&["0", "-1", "1"]) };
+                // 1 is out of range on a static 1 (a check error), so only on a named dim: not
+                // on a 1, nor on a variable this function spells as the static size 1.
+                let static_one = match bigger[axes[0]] {
+                    D::One => true,
+                    D::Var(v) => self.spelling[v] == Spelling::Static(1),
+                };
+                let i = if static_one { self.rng.pick(&["0", "-1"]) } else { self.rng.pick(&["0", "-1", "1"]) };
                 let items: Vec<&str> = (0..=axes[0]).map(|a| if a == axes[0] { i } else { ":" }).collect();
                 Some(format!("({x})[{}]", items.join(", ")))
             }

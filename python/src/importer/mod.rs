@@ -101,7 +101,7 @@ impl Builder {
 
     fn bind(&mut self, id: usize, dtype: DType, value: Expr, at: &str) -> Result<()> {
         let name = self.names.temp();
-        self.lets.push(Let { name: ident(&name), ty: None, value, span: SPAN });
+        self.lets.push(Let { name: ident(&name), ty: None, value, span: SPAN, rest: Vec::new() });
         self.define(id, Val::Var(name), dtype, at)
     }
 }
@@ -127,7 +127,7 @@ pub fn build(graph: &Graph, consts: &[Value]) -> Result<Imported> {
             Binding::Scalar(s) => Val::Scalar(s),
             Binding::Literal(lit) => {
                 let name = b.names.temp();
-                b.lets.push(Let { name: ident(&name), ty: None, value: lit, span: SPAN });
+                b.lets.push(Let { name: ident(&name), ty: None, value: lit, span: SPAN, rest: Vec::new() });
                 Val::Var(name)
             }
             Binding::Parameter => {

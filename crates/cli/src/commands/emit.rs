@@ -48,7 +48,20 @@ pub fn emit(
                     )));
                 }
                 Some(name) => Entry::Function(name.to_string()),
-                None => Entry::Script,
+                None if !prog.top.is_empty() => Entry::Script,
+                // No statements: the one function, or a question of which.
+                None => match prog.fns.as_slice() {
+                    [f] => Entry::Function(f.name.clone()),
+                    [] => return Err(fail(format!("{} has no statements and no functions to emit", file.display()))),
+                    fns => {
+                        let names: Vec<String> = fns.iter().map(|f| format!("`{}`", f.name)).collect();
+                        return Err(fail(format!(
+                            "{} has no top-level statements; pick a function with --fn: {}",
+                            file.display(),
+                            names.join(", ")
+                        )));
+                    }
+                },
             };
             let mlir = exec::mlir(&prog, &entry).map_err(fail)?;
             if stage == Stage::Mlir {

@@ -145,10 +145,11 @@ impl Checker {
                     span.clone(),
                     format!("expected one value, found a tuple of {}", items.len()),
                 )
-                .with_label(span, "a tuple can only be the result of a function body");
+                .with_label(span, "a tuple can only be the result of a function or loop body, a loop's initial state or a destructuring `let`");
                 self.report(d);
                 None
             }
+            ExprKind::Loop(l) => self.loop_expr(sc, l, span, allow_multi),
             ExprKind::Error => None,
         }
     }

@@ -35,6 +35,10 @@ fn calls(e: &Expr, out: &mut Vec<(String, Span)>) {
                 }
             }
         }
+        ExprKind::Loop(l) => {
+            [&l.init, &l.start, &l.stop].into_iter().for_each(|x| calls(x, out));
+            out.extend(block_calls(&l.body));
+        }
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Bool(_)
@@ -94,9 +98,10 @@ impl Checker {
             .items
             .iter()
             .filter_map(|i| match i {
-                Item::Let(l) => Some(l.name.name.clone()),
+                Item::Let(l) => Some(l.names().map(|n| n.name.clone()).collect::<Vec<_>>()),
                 _ => None,
             })
+            .flatten()
             .collect();
         let mut typed_fns: HashMap<String, TFn> = HashMap::new();
         for i in self.call_order(&defs) {
@@ -320,11 +325,8 @@ impl Checker {
                 lets.push(tl);
             }
         }
-        let result_exprs: Vec<&Expr> = match &f.body.result.kind {
-            ExprKind::Tuple(xs) => xs.iter().collect(),
-            _ => vec![&f.body.result],
-        };
-        let checked: Vec<_> = result_exprs.iter().map(|e| self.expr(&sc, e)).collect();
+        let checked = self.body_results(&sc, &f.body.result, &mut lets);
+        let n_results = checked.len();
         let mut results = Vec::new();
         match (&f.ret, declared) {
             (None, _) => {
@@ -333,7 +335,7 @@ impl Checker {
                     .map(|t| t.map(|t| t.e))
                     .collect::<Option<Vec<_>>>()
                     .unwrap_or_default();
-                if results.len() == result_exprs.len() {
+                if results.len() == n_results {
                     let tys = results.iter().map(|e| e.ty.clone()).collect();
                     if let Some(s) = self.sigs.get_mut(&name) {
                         s.results = Some(tys);
@@ -380,7 +382,7 @@ impl Checker {
                 }
             }
         }
-        if self.diags.len() > errors_before || results.len() != result_exprs.len() {
+        if self.diags.len() > errors_before || results.len() != n_results {
             return None;
         }
         let params = sig
@@ -409,7 +411,10 @@ impl Checker {
 
     /// A `let`, in a function body or at top level. A failed definition still binds the name
     /// (to its declared type when there is one) so later uses do not report it again.
-    fn let_stmt(&mut self, sc: &mut Scope, l: &Let) -> Option<TLet> {
+    pub(crate) fn let_stmt(&mut self, sc: &mut Scope, l: &Let) -> Option<TLet> {
+        if !l.rest.is_empty() {
+            return self.destructure(sc, l);
+        }
         let declared = l.ty.as_ref().map(|t| self.resolve_type(sc, t));
         let value = self.expr(sc, &l.value);
         let name = &l.name.name;
@@ -434,6 +439,7 @@ impl Checker {
             name: name.clone(),
             value,
             span: l.span.clone(),
+            rest: Vec::new(),
         })
     }
 }

@@ -13,6 +13,7 @@ mod env;
 mod expr;
 mod items;
 mod literal;
+mod loops;
 mod ops;
 
 use std::collections::{HashMap, HashSet};

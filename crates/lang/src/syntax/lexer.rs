@@ -22,6 +22,11 @@ pub enum Token<'src> {
     Fn,
     Let,
     Print,
+    Loop,
+    Scan,
+    For,
+    In,
+    DotDot,
     True,
     False,
     Plus,
@@ -58,6 +63,11 @@ impl Token<'_> {
             Token::Fn => "fn",
             Token::Let => "let",
             Token::Print => "print",
+            Token::Loop => "loop",
+            Token::Scan => "scan",
+            Token::For => "for",
+            Token::In => "in",
+            Token::DotDot => "..",
             Token::True => "true",
             Token::False => "false",
             Token::DType(d) => d.name(),
@@ -149,10 +159,11 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
                 None => Raw::Number(whole, NumShape::Ok),
             }
         });
-    // `1.` not followed by a digit or a name start (which would be `1.T`).
+    // `1.` not followed by a digit or a name start (which would be `1.T`), nor by a second
+    // `.` (`0..n` is a range).
     let trailing_dot = digits
         .then(just('.'))
-        .then_ignore(ident_start.or(digit).not())
+        .then_ignore(ident_start.or(digit).or(just('.')).not())
         .to_slice()
         .map(|s: &'src str| Raw::Number(s, NumShape::TrailingDot));
     let leading_dot = just('.')
@@ -166,6 +177,10 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
             "fn" => Token::Fn,
             "let" => Token::Let,
             "print" => Token::Print,
+            "loop" => Token::Loop,
+            "scan" => Token::Scan,
+            "for" => Token::For,
+            "in" => Token::In,
             "true" => Token::True,
             "false" => Token::False,
             // The float constants (`-inf` is a negation, as `-1.0` is).
@@ -180,6 +195,7 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
 
     let long_op = choice((
         just("**").to(Token::StarStar),
+        just("..").to(Token::DotDot),
         just("->").to(Token::Arrow),
         just("<=").to(Token::Le),
         just(">=").to(Token::Ge),

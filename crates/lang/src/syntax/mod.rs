@@ -5,6 +5,7 @@
 //! canonical source.
 
 pub mod lexer;
+mod loops;
 mod parser;
 pub mod pretty;
 mod report;

@@ -23,7 +23,7 @@ use crate::types::Dim;
 /// The parser's input: tokens with their spans.
 pub type TokenInput<'t, 's> = MappedInput<'t, Token<'s>, SimpleSpan, &'t [(Token<'s>, SimpleSpan)]>;
 pub type ParseError<'t, 's> = Rich<'t, Token<'s>, SimpleSpan>;
-type Extra<'t, 's> = extra::Err<ParseError<'t, 's>>;
+pub(super) type Extra<'t, 's> = extra::Err<ParseError<'t, 's>>;
 
 /// Line structure of the token stream, used to decide where a `;` was forgotten.
 pub struct Layout {
@@ -86,7 +86,7 @@ fn found_text(tok: Option<Token<'_>>) -> String {
     tok.map_or_else(|| "end of input".to_string(), |t| t.to_string())
 }
 
-fn ident<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Ident, Extra<'t, 's>> + Clone {
+pub(super) fn ident<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Ident, Extra<'t, 's>> + Clone {
     select! { Token::Ident(s) => s }
         .map_with(|s: &str, e| {
             let span: SimpleSpan = e.span();
@@ -272,7 +272,8 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
                 |_| ExprKind::Error,
             )));
 
-        let atom = choice((literal, name_or_call, array, paren))
+        let looped = super::loops::loop_expr(expr.clone());
+        let atom = choice((literal, looped, name_or_call, array, paren))
             .map_with(|kind, e| Expr {
                 kind,
                 span: range(e.span()),
@@ -492,7 +493,8 @@ fn skip_statement<'t, 's: 't>()
 fn let_stmt<'t, 's: 't>(
     layout: &'t Layout,
 ) -> impl Parser<'t, TokenInput<'t, 's>, Let, Extra<'t, 's>> + Clone {
-    let body = ident()
+    let body = super::loops::pattern()
+        .map(|(names, _)| names)
         .then(just(Token::Colon).ignore_then(type_expr()).or_not())
         .then_ignore(just(Token::Assign))
         .then(expr())
@@ -505,16 +507,11 @@ fn let_stmt<'t, 's: 't>(
                 name: String::new(),
                 span: range(e.span()),
             });
-            ((name, None), error_expr(skipped))
+            ((vec![name], None), error_expr(skipped))
         });
     just(Token::Let)
         .ignore_then(body.recover_with(via_parser(recovered)))
-        .map_with(|((name, ty), value), e| Let {
-            name,
-            ty,
-            value,
-            span: range(e.span()),
-        })
+        .map_with(|((names, ty), value), e| super::loops::make_let(names, ty, value, range(e.span())))
         .boxed()
 }
 

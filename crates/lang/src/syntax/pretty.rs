@@ -103,11 +103,45 @@ fn write_fn(out: &mut String, f: &FnDef) {
 }
 
 fn write_let(out: &mut String, l: &Let, indent: &str) {
-    let _ = write!(out, "{indent}let {}", l.name.name);
+    out.push_str(indent);
+    write_let_inline(out, l);
+    out.push('\n');
+}
+
+/// `let x: t = value;` or `let (a, b) = value;`, without indentation or line end.
+fn write_let_inline(out: &mut String, l: &Let) {
+    let names: Vec<&str> = l.names().map(|n| n.name.as_str()).collect();
+    let _ = write!(out, "let {}", pattern(&names, !l.rest.is_empty()));
     if let Some(t) = &l.ty {
         let _ = write!(out, ": {}", print_type(t));
     }
-    let _ = writeln!(out, " = {};", print_expr(&l.value));
+    let _ = write!(out, " = {};", print_expr(&l.value));
+}
+
+fn pattern(names: &[&str], tuple: bool) -> String {
+    if tuple { format!("({})", names.join(", ")) } else { names.join(", ") }
+}
+
+/// `loop x = init for i in a..b { let ..; result }`, on one line.
+fn write_loop(out: &mut String, l: &LoopExpr) {
+    let names: Vec<&str> = l.state.iter().map(|n| n.name.as_str()).collect();
+    let kw = match l.kind {
+        LoopKind::Loop => "loop",
+        LoopKind::Scan => "scan",
+    };
+    let _ = write!(out, "{kw} {} = ", pattern(&names, l.tuple));
+    write_expr(out, &l.init, ASCRIBE);
+    let _ = write!(out, " for {} in ", l.counter.name);
+    write_expr(out, &l.start, ASCRIBE);
+    out.push_str("..");
+    write_expr(out, &l.stop, ASCRIBE);
+    out.push_str(" { ");
+    for let_ in &l.body.lets {
+        write_let_inline(out, let_);
+        out.push(' ');
+    }
+    write_expr(out, &l.body.result, ASCRIBE);
+    out.push_str(" }");
 }
 
 fn binop_prec(op: BinOp) -> u8 {
@@ -213,6 +247,7 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             write_expr(out, x, COMPARE);
             let _ = write!(out, ": {}", print_type(t));
         }
+        ExprKind::Loop(l) => write_loop(out, l),
     }
 }
 

@@ -77,6 +77,24 @@ fn let_(l: &Let) -> Let {
         ty: l.ty.as_ref().map(ty),
         value: expr(&l.value),
         span: NO_SPAN,
+        rest: l.rest.iter().map(ident).collect(),
+    }
+}
+
+fn loop_(l: &LoopExpr) -> LoopExpr {
+    LoopExpr {
+        kind: l.kind,
+        state: l.state.iter().map(ident).collect(),
+        tuple: l.tuple,
+        init: expr(&l.init),
+        counter: ident(&l.counter),
+        start: expr(&l.start),
+        stop: expr(&l.stop),
+        body: Block {
+            lets: l.body.lets.iter().map(let_).collect(),
+            result: expr(&l.body.result),
+            span: NO_SPAN,
+        },
     }
 }
 
@@ -91,6 +109,7 @@ fn expr(e: &Expr) -> Expr {
         ExprKind::Transpose(x) => ExprKind::Transpose(boxed(x)),
         ExprKind::Ascribe(x, t) => ExprKind::Ascribe(boxed(x), ty(t)),
         ExprKind::Index(x, items) => ExprKind::Index(boxed(x), items.iter().map(index_item).collect()),
+        ExprKind::Loop(l) => ExprKind::Loop(Box::new(loop_(l))),
         leaf => leaf.clone(),
     };
     Expr {

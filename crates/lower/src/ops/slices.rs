@@ -94,6 +94,34 @@ pub fn insert_slice<'c, 'a>(
     e.append(op)
 }
 
+/// `tensor.insert_slice source into dest[row]`, where `dest` has one more (leading) dim than
+/// `source`: the rank-reducing insertion of one row of a stack.
+pub fn insert_row<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    source: Value<'c, 'a>,
+    dest: Value<'c, 'a>,
+    row: Pos<'c, 'a>,
+) -> Result<Value<'c, 'a>> {
+    let mut offsets = vec![row];
+    let mut sizes = vec![Pos::Static(1)];
+    for p in sizes_of(e, source)? {
+        offsets.push(Pos::Static(0));
+        sizes.push(p);
+    }
+    let (off_static, off_dyn) = split(&offsets);
+    let (size_static, size_dyn) = split(&sizes);
+    let mut operands = vec![source, dest];
+    operands.extend(&off_dyn);
+    operands.extend(&size_dyn);
+    let segments = [1, 1, off_dyn.len() as i32, size_dyn.len() as i32, 0];
+    let op = OperationBuilder::new("tensor.insert_slice", e.loc)
+        .add_operands(&operands)
+        .add_attributes(&slice_attrs(e, &off_static, &size_static, &segments))
+        .add_results(&[dest.r#type()])
+        .build()?;
+    e.append(op)
+}
+
 /// `tensor.extract_slice source[0..sizes]` (from the origin) of type `result`.
 pub fn extract_front<'c, 'a>(
     e: &Emitter<'c, 'a>,

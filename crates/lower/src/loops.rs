@@ -1,0 +1,224 @@
+//! `loop` and `scan` as one `scf.for` over `index` with the state as tensor `iter_args`, so
+//! the whole loop runs inside the compiled call: the body's dispatches sit inside the loop
+//! and no step returns to the host program's caller. A scan also carries its stacks: each
+//! is a `tensor.empty` with the trip count as leading dim, allocated before the loop, and
+//! step `i` writes its output into row `i - start` with `tensor.insert_slice`. A trip count
+//! of zero (or less: `scf.for` runs no step when `ub <= lb`) returns the initial state and
+//! empty stacks.
+//!
+//! Two details keep IREE 3.13 able to compile every loop: bool values travel through the
+//! loop as `i8` (as they do across function boundaries), and the sizes a carried value's
+//! type fixes (dimension names, the stacks' trip count) are stated with
+//! `flow.tensor.tie_shape` inside and after the loop.
+//!
+//! Also here: values of nodes that give several (a multi-result call, a multi-value loop),
+//! and `let` statements that bind them.
+
+use melior::dialect::{arith, ods::tensor, scf};
+use melior::ir::{Block, BlockLike, Region, RegionLike, Type, Value, ValueLike, operation::OperationBuilder};
+use ptl_lang::typed::{TExpr, TExprKind, TLet, TLoop, TProgram};
+use ptl_lang::{DType, Dim};
+
+use crate::emitter::Emitter;
+use crate::error::{LowerError, Result};
+use crate::expr;
+use crate::ops::slices::{Pos, insert_row};
+use crate::scope::Scope;
+use crate::abi;
+use crate::types::{abi_tensor_type, element_type, tensor_type, tensor_type_with_shape_elem};
+
+/// Every value of `x`: one, or several for a multi-result call or loop.
+pub fn values<'c, 'a>(e: &Emitter<'c, 'a>, scope: &Scope<'c, 'a>, prog: &TProgram, x: &TExpr) -> Result<Vec<Value<'c, 'a>>> {
+    match &x.kind {
+        TExprKind::CallMulti(name, args, tys) => expr::call(e, scope, prog, name, args, tys),
+        TExprKind::Loop(l) => lower_loop(e, scope, prog, l),
+        _ => Ok(vec![expr::lower(e, scope, prog, x)?]),
+    }
+}
+
+/// A `let`: binds its name, or each name of a destructuring `let`.
+pub fn bind_let<'c, 'a>(e: &Emitter<'c, 'a>, scope: &mut Scope<'c, 'a>, prog: &TProgram, l: &TLet) -> Result<()> {
+    if l.rest.is_empty() {
+        let v = expr::lower(e, scope, prog, &l.value)?;
+        scope.bind(&l.name, v);
+        return Ok(());
+    }
+    let vs = values(e, scope, prog, &l.value)?;
+    if vs.len() != 1 + l.rest.len() {
+        return Err(LowerError::Internal(format!("{} values for {} names", vs.len(), 1 + l.rest.len())));
+    }
+    for (name, v) in l.names().zip(vs) {
+        scope.bind(name, v);
+    }
+    Ok(())
+}
+
+/// The sizes of the dynamic dims of a value of type `t` when the type determines them (static
+/// dims and dimension names; `None` when a dim is `?`, or nothing is dynamic). A scan's stack
+/// has the trip count as leading dim: its sizes are read from the allocated stack `stack`.
+fn known_sizes<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    t: &ptl_lang::TensorType,
+    stack: Option<Value<'c, 'a>>,
+) -> Result<Option<Vec<Value<'c, 'a>>>> {
+    let mut out = Vec::new();
+    for (axis, d) in t.dims.iter().enumerate() {
+        match (d, stack) {
+            (Dim::Static(_), _) => {}
+            (_, Some(s)) => out.push(e.dim(s, axis)?),
+            (Dim::Symbol(name), None) => out.push(scope.symbol_size(e, name)?),
+            (Dim::Unknown, None) => return Ok(None),
+        }
+    }
+    Ok((!out.is_empty()).then_some(out))
+}
+
+/// IREE's `flow.tensor.tie_shape`: `value` with the sizes of its dynamic dims stated.
+fn tie_shape<'c, 'a>(e: &Emitter<'c, 'a>, value: Value<'c, 'a>, dims: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>> {
+    let mut operands = vec![value];
+    operands.extend(dims);
+    // IREE's op, in generic form: no builder exists for it.
+    let op = OperationBuilder::new("flow.tensor.tie_shape", e.loc)
+        .add_operands(&operands)
+        .add_results(&[value.r#type()])
+        .build()?;
+    e.append(op)
+}
+
+/// A loop bound as an `index`.
+fn bound<'c, 'a>(e: &Emitter<'c, 'a>, scope: &Scope<'c, 'a>, prog: &TProgram, x: &TExpr) -> Result<Value<'c, 'a>> {
+    let t = expr::lower(e, scope, prog, x)?;
+    let v = e.append(tensor::extract(e.ctx, e.elem(DType::I64), t, &[], e.loc).into())?;
+    e.append(arith::index_cast(v, e.index_type(), e.loc))
+}
+
+/// The loop's values: the final state, then (scan) the stacked outputs.
+pub fn lower_loop<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    prog: &TProgram,
+    l: &TLoop,
+) -> Result<Vec<Value<'c, 'a>>> {
+    let n_state = l.state.len();
+    let types: Vec<Type<'c>> = l.results.iter().map(|t| tensor_type(e.ctx, t)).collect();
+    // Bool values travel through the loop as `i8` (as they cross function boundaries): IREE
+    // 3.13 fails to partition some programs whose loops carry `i1` tensors.
+    let carry_types: Vec<Type<'c>> = l.results.iter().map(|t| abi_tensor_type(e.ctx, t)).collect();
+    let mut carried = Vec::new();
+    for x in &l.init {
+        carried.extend(values(e, scope, prog, x)?);
+    }
+    if carried.len() != n_state {
+        return Err(LowerError::Internal(format!("{} initial values for {} state names", carried.len(), n_state)));
+    }
+    for (k, v) in carried.iter_mut().enumerate() {
+        let t = &l.results[k];
+        *v = e.cast_tensor(*v, types[k], t)?;
+        *v = e.cast_tensor(abi::to_abi(e, scope, *v, t)?, carry_types[k], t)?;
+    }
+    let lb = bound(e, scope, prog, &l.start)?;
+    let ub = bound(e, scope, prog, &l.stop)?;
+    let step = e.const_index(1)?;
+    if l.scan {
+        // The trip count, max(ub - lb, 0), is the stacks' leading dim.
+        let diff = e.append(arith::subi(ub, lb, e.loc))?;
+        let zero = e.const_index(0)?;
+        let trips = e.append(arith::maxsi(diff, zero, e.loc))?;
+        for t in &l.results[n_state..] {
+            // A leading dim the type knows statically is the trip count already.
+            let mut dynamic = Vec::new();
+            if !matches!(t.dims[0], Dim::Static(_)) {
+                dynamic.push(trips);
+            }
+            for d in &t.dims[1..] {
+                match d {
+                    Dim::Static(_) => {}
+                    Dim::Symbol(s) => dynamic.push(scope.symbol_size(e, s)?),
+                    Dim::Unknown => return Err(LowerError::Internal(format!("a scan output of type {t} with an unknown dim"))),
+                }
+            }
+            carried.push(e.append(tensor::empty(e.ctx, carry_types[carried.len()], &dynamic, e.loc).into())?);
+        }
+    }
+
+    // Every value the loop carries keeps its type, so where that type names its dims (static
+    // or dimension names of the signature) their sizes are known before the loop; IREE is
+    // told so inside and after the loop, rather than deriving them from the loop.
+    let mut sizes = Vec::new();
+    for (k, t) in l.results.iter().enumerate() {
+        sizes.push(known_sizes(e, scope, t, (k >= n_state).then_some(carried[k]))?);
+    }
+
+    let mut arg_types = vec![(e.index_type(), e.loc)];
+    arg_types.extend(carry_types.iter().map(|t| (*t, e.loc)));
+    let body = Block::new(&arg_types);
+    {
+        let inner = Emitter::new(e.ctx, &body, e.loc);
+        let mut sc: Scope<'c, '_> = scope.clone();
+        let iv: Value<'c, '_> = body.argument(0)?.into();
+        for (k, name) in l.state.iter().enumerate() {
+            let v: Value<'c, '_> = body.argument(k + 1)?.into();
+            let v = match &sizes[k] {
+                Some(dims) => tie_shape(&inner, v, dims)?,
+                None => v,
+            };
+            let v = abi::from_abi(&inner, &sc, v, &l.results[k])?;
+            let v = inner.cast_tensor(v, types[k], &l.results[k])?;
+            sc.bind(name, v);
+        }
+        // The counter as an `i64` scalar.
+        let i64_ty = element_type(e.ctx, DType::I64);
+        let i = inner.append(arith::index_cast(iv, i64_ty, e.loc))?;
+        let scalar_ty = tensor_type_with_shape_elem(e.ctx, &[], i64_ty);
+        let i = inner.append(tensor::from_elements(e.ctx, scalar_ty, &[i], e.loc).into())?;
+        sc.bind(&l.counter, i);
+        for b in &l.body.lets {
+            bind_let(&inner, &mut sc, prog, b)?;
+        }
+        let mut next = Vec::new();
+        for r in &l.body.results {
+            next.extend(values(&inner, &sc, prog, r)?);
+        }
+        if next.len() != types.len() {
+            return Err(LowerError::Internal(format!("a loop body gave {} values for {}", next.len(), types.len())));
+        }
+        for (k, v) in next.iter_mut().enumerate().take(n_state) {
+            let t = &l.results[k];
+            *v = inner.cast_tensor(*v, types[k], t)?;
+            *v = inner.cast_tensor(abi::to_abi(&inner, &sc, *v, t)?, carry_types[k], t)?;
+        }
+        if l.scan {
+            let row = inner.append(arith::subi(iv, lb, e.loc))?;
+            let outputs = l.output_types();
+            for (k, out_ty) in outputs.iter().enumerate() {
+                let out = inner.cast_tensor(next[n_state + k], tensor_type(e.ctx, out_ty), out_ty)?;
+                let out = abi::to_abi(&inner, &sc, out, out_ty)?;
+                let stack: Value<'c, '_> = body.argument(1 + n_state + k)?.into();
+                next[n_state + k] = insert_row(&inner, out, stack, Pos::Dynamic(row))?;
+            }
+        }
+        body.append_operation(scf::r#yield(&next, e.loc));
+    }
+    let region = Region::new();
+    region.append_block(body);
+    let mut operands = vec![lb, ub, step];
+    operands.extend(&carried);
+    let op = OperationBuilder::new("scf.for", e.loc)
+        .add_operands(&operands)
+        .add_results(&carry_types)
+        .add_regions([region])
+        .build()?;
+    let op = e.block.append_operation(op);
+    let mut out = Vec::new();
+    for k in 0..types.len() {
+        let v: Value<'c, 'a> = op.result(k)?.into();
+        let v = match &sizes[k] {
+            Some(dims) => tie_shape(e, v, dims)?,
+            None => v,
+        };
+        let v = abi::from_abi(e, scope, v, &l.results[k])?;
+        out.push(e.cast_tensor(v, types[k], &l.results[k])?);
+    }
+    Ok(out)
+}
