@@ -91,6 +91,20 @@ def gammaln(x):
     return r
 
 
+def digamma(x):
+    # Near digamma's zeros (the positive one at 1.4616 and one in each negative interval) a
+    # double-precision reference loses relative accuracy: compare there in extended precision.
+    r = sc.digamma(x)
+    near = ((x > 0.9) & (x < 2.1)) | ((x < 0) & (x > -20) & (x != np.floor(x)))
+    if near.any():
+        import mpmath
+
+        mpmath.mp.dps = 40
+        r = r.copy()
+        r[near] = [float(mpmath.digamma(mpmath.mpf(float(v)))) for v in x[near]]
+    return r
+
+
 # name -> (reference, f64 tolerance in ulps)
 UNARY = {
     "tan": (np.tan, 2.0),
@@ -110,6 +124,8 @@ UNARY = {
     "erf": (sc.erf, 2.0),
     "erfc": (erfc, 2.5),
     "gammaln": (gammaln, 10.0),  # fdlibm (and musl) reach 8.4 ulps near the zero at 2
+    "digamma": (digamma, 4.0),
+    "erfinv": (sc.erfinv, 2.0),
     "log1mexp": (log1mexp, 2.5),
     "softplus": (lambda x: np.logaddexp(0.0, x), 2.5),
     "square": (np.square, 0.0),
@@ -133,11 +149,14 @@ def test_unary_against_numpy_scipy(name):
     if name == "tan":
         # The reduction by pi/2 is exact to |x| < 2^20 pi/2, as for sin and cos.
         xs = xs[~(np.abs(xs) > 1.6e6)]
+    if name == "erfinv":
+        # Defined on [-1, 1]: the grid squashed by tanh (down to 1 - 2^-53), and its edges.
+        xs = np.concatenate([np.tanh(xs), [1.0, -1.0, 1.5, 1 - 2.0**-53, -(1 - 2.0**-53)]])
     (got,) = run(f"print {name}({literal(xs)});")
     want = ref(xs)
     # gammaln of negative x cancels near its zeros (reflection formula, in SciPy as in ptl):
     # measured against |x| there.
-    scale = np.where(xs < 0, np.abs(xs), 0.0) if name == "gammaln" else None
+    scale = np.where(xs < 0, np.abs(xs), 0.0) if name in ("gammaln", "digamma") else None
     d = ulps(got, want, scale=scale)
     i = int(np.argmax(d))
     print(f"{name:>10} f64: max {d[i]:.2f} ulp at x={xs[i]!r} (ptl {got[i]!r}, reference {want[i]!r})")

@@ -18,11 +18,14 @@ pub struct CompileOptions {
     /// vectorised float reductions). Off gives IREE's defaults, which compile faster and run
     /// slower. A program the optimised pipeline cannot compile is compiled with the defaults.
     pub optimize: bool,
+    /// Further IREE flags for the optimised compile, after ptl's own. The fallback compile
+    /// with IREE's defaults leaves them out.
+    pub extra_flags: Vec<String>,
 }
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { target_cpu: "host".into(), exact_reductions: false, optimize: true }
+        CompileOptions { target_cpu: "host".into(), exact_reductions: false, optimize: true, extra_flags: Vec::new() }
     }
 }
 
@@ -55,6 +58,7 @@ impl CompileOptions {
                 // Vector accumulators in float reductions instead of one serial chain.
                 flags.push("--iree-llvmcpu-reassociate-fp-reductions=true".to_string());
             }
+            flags.extend(self.extra_flags.iter().cloned());
         }
         if self.exact_reductions {
             flags.push("--iree-llvmcpu-reassociate-fp-reductions=false".to_string());

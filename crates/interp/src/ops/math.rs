@@ -37,6 +37,8 @@ pub(crate) fn unary_f64(op: UnaryOp) -> Option<fn(f64) -> f64> {
         Erfc => libm::erfc,
         // SciPy's gammaln(-inf) is -inf (musl's lgamma gives +inf).
         Gammaln => |x| if x == f64::NEG_INFINITY { x } else { libm::lgamma(x) },
+        Digamma => super::special::digamma,
+        Erfinv => super::special::erfinv,
         Log1mexp => log1mexp,
         Softplus => softplus,
         _ => return None,

@@ -11,6 +11,7 @@ mod joining;
 mod matrix;
 mod reduction;
 mod scans;
+mod special;
 mod statistics;
 
 use ptl_lang::ops::Op;

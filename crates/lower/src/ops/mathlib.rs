@@ -9,7 +9,7 @@ use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, UnaryOp};
 
 use super::fbuild::{F, V};
-use super::{explog, invtrig, lgamma, special};
+use super::{digamma, erfinv, explog, invtrig, lgamma, special};
 use crate::emitter::Emitter;
 use crate::error::Result;
 
@@ -73,6 +73,8 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
         Erf => special::erf(f, w)?,
         Erfc => special::erfc(f, w)?,
         Gammaln => lgamma::gammaln(f, w)?,
+        Digamma => digamma::digamma(f, w)?,
+        Erfinv => erfinv::erfinv(f, w)?,
         Log1mexp => explog::log1mexp(f, w)?,
         Softplus => explog::softplus(f, w)?,
         _ => return Ok(None),

@@ -1,7 +1,9 @@
 //! The op table's lowering: one file per op family, dispatched here.
 
 pub mod contraction;
+pub mod digamma;
 pub mod elementwise;
+pub mod erfinv;
 pub mod indexing;
 pub mod explog;
 pub mod fbuild;

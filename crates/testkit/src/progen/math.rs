@@ -13,8 +13,10 @@ impl Gen<'_> {
     /// A float expression of one of the math library's unary ops around `inner`.
     pub(super) fn math_unary(&mut self, shape: &Shape, dtype: DType, inner: String) -> String {
         let t = format!("tanh({inner})");
-        match self.rng.below(23) {
+        match self.rng.below(25) {
             22 => format!("gammaln(abs({inner}) + 0.5)"),
+            23 => format!("digamma(abs({inner}) + 0.5)"),
+            24 => format!("erfinv(({t}) * 0.9)"),
             0 => format!("tan({t})"),
             1 => format!("arcsin(({t}) * 0.5)"),
             2 => format!("arccos(({t}) * 0.5)"),

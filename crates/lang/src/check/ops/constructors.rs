@@ -1,17 +1,19 @@
 //! Type rules of the constructors: `zeros`, `ones`, `full`, `arange`, `eye`. Shapes and sizes
-//! are integer literals, so every constructed array has static dims. `zeros`, `ones` and
-//! `full` are a scalar broadcast to the shape; `eye` is the diagonal band of `ones`; `arange`
-//! is a literal (its values are known here).
+//! are integer literals or dimension names of the enclosing signature (`zeros([n, 3])`), so
+//! every constructed array has static or named dims. `zeros`, `ones` and `full` are a scalar
+//! broadcast to the shape; `eye` is the diagonal band of `ones`; `arange` of literals is a
+//! literal (its values are known here), and `arange(n)` of a dimension name is the running
+//! sum of `n` ones, less one.
 
 use ndarray::{ArrayD, IxDyn};
 
 use crate::ast::{Expr, ExprKind, UnOp};
-use crate::check::env::Scope;
+use crate::check::env::{Lookup, Scope};
 use crate::check::expr::{literal_expr, literal_int};
 use crate::check::literal::{self, Scalar};
 use crate::check::{Checker, Typed, has_type};
 use crate::diag::{Diagnostic, ErrorKind};
-use crate::ops::{Builtin, Op};
+use crate::ops::{BinaryOp, Builtin, Op};
 use crate::span::Span;
 use crate::typed::TExpr;
 use crate::types::{DType, Dim, TensorType};
@@ -49,25 +51,47 @@ fn broadcast_scalar(x: TExpr, dims: Vec<Dim>, span: Span) -> TExpr {
     TExpr::op(Op::Broadcast, vec![x], ty, span)
 }
 
+/// The dimension name of the enclosing signature that `e` names, unless a variable of that
+/// name hides it.
+fn dim_name(sc: &Scope, e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Var(name) if sc.has_symbol(name) && matches!(sc.lookup(name), Lookup::Missing) => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// `arange(n)` for a dimension name: `cumsum(ones) - ones` over `i64[n]`.
+fn arange_of_dim(n: String, span: Span) -> TExpr {
+    let ty = TensorType::new(DType::I64, vec![Dim::Symbol(n)]);
+    let one = literal_expr(unit(DType::I64, true), span.clone());
+    let ones = broadcast_scalar(one, ty.dims.clone(), span.clone());
+    let counts = TExpr::op(Op::Scan { prod: false, axis: 0 }, vec![ones.clone()], ty.clone(), span.clone());
+    TExpr::op(Op::Binary(BinaryOp::Sub), vec![counts, ones], ty, span)
+}
+
 impl Checker {
-    /// A static shape: an integer literal or a list of them, each `>= 0`.
-    fn static_shape(&mut self, arg: &Expr, fname: &str) -> Option<Vec<Dim>> {
+    /// A shape: an integer literal or a dimension name of the enclosing signature, or a list
+    /// of them; literals `>= 0`.
+    fn static_shape(&mut self, sc: &Scope, arg: &Expr, fname: &str) -> Option<Vec<Dim>> {
         let items: Vec<&Expr> = match &arg.kind {
             ExprKind::Array(items) => items.iter().collect(),
             _ => vec![arg],
         };
         let mut dims = Vec::new();
         for item in items {
-            match literal_int(item) {
-                Some(v) if v >= 0 => dims.push(Dim::Static(v as u64)),
+            match (literal_int(item), dim_name(sc, item)) {
+                (Some(v), _) if v >= 0 => dims.push(Dim::Static(v as u64)),
+                (_, Some(name)) => dims.push(Dim::Symbol(name)),
                 _ => {
                     let d = Diagnostic::new(
                         ErrorKind::BadArgument,
                         item.span.clone(),
-                        format!("a dim of the shape of `{fname}` must be a non-negative integer literal"),
+                        format!("a dim of the shape of `{fname}` must be a non-negative integer literal or a dimension name"),
                     )
-                    .with_label(item.span.clone(), "not a non-negative integer literal")
-                    .with_note("constructed arrays have static shapes: write the sizes as literals, like `[2, 3]`");
+                    .with_label(item.span.clone(), "neither a non-negative integer literal nor a dimension name")
+                    .with_note(
+                        "constructed arrays have static or named shapes: write sizes as literals or dimension names of the signature, like `[n, 3]`",
+                    );
                     self.report(d);
                     return None;
                 }
@@ -102,14 +126,14 @@ impl Checker {
     ) -> Option<Typed> {
         match b {
             Builtin::Fill { one } => {
-                let dims = self.static_shape(&args[0], fname);
+                let dims = self.static_shape(sc, &args[0], fname);
                 let dtype = self.dtype_arg(args.get(1), fname)?;
                 let dims = dims?;
                 let x = literal_expr(unit(dtype, one), span.clone());
                 Some(Typed::strong(broadcast_scalar(x, dims, span)))
             }
             Builtin::Full => {
-                let dims = self.static_shape(&args[0], fname);
+                let dims = self.static_shape(sc, &args[0], fname);
                 let x = self.expr(sc, &args[1]);
                 let (dims, x) = (dims?, x?);
                 if x.ty().rank() != 0 {
@@ -122,12 +146,17 @@ impl Checker {
                 Some(Typed::strong(broadcast_scalar(x.e, dims, span)))
             }
             Builtin::Eye => {
-                let n = self.static_shape(&args[0], fname)?;
-                let [Dim::Static(n)] = n[..] else {
-                    return self.error(ErrorKind::BadArgument, args[0].span.clone(), "`eye` takes one size", "one integer literal");
+                let n = self.static_shape(sc, &args[0], fname)?;
+                let [n] = &n[..] else {
+                    return self.error(
+                        ErrorKind::BadArgument,
+                        args[0].span.clone(),
+                        "`eye` takes one size",
+                        "one integer literal or dimension name",
+                    );
                 };
                 let one = literal_expr(literal::scalar(Scalar::Float(1.0)), span.clone());
-                let dims = vec![Dim::Static(n), Dim::Static(n)];
+                let dims = vec![n.clone(), n.clone()];
                 if self.too_large(&dims, span.clone()) {
                     return None;
                 }
@@ -136,7 +165,10 @@ impl Checker {
                 let lower = TExpr::op(Op::Tri { upper: false, k: 0 }, vec![ones], ty.clone(), span.clone());
                 Some(Typed::strong(TExpr::op(Op::Tri { upper: true, k: 0 }, vec![lower], ty, span)))
             }
-            Builtin::Arange => self.arange(args, span),
+            Builtin::Arange => match &args[..] {
+                [a] if dim_name(sc, a).is_some() => Some(Typed::strong(arange_of_dim(dim_name(sc, a)?, span))),
+                _ => self.arange(args, span),
+            },
             _ => None,
         }
     }
@@ -153,7 +185,7 @@ impl Checker {
                     return self.error(
                         ErrorKind::BadArgument,
                         a.span.clone(),
-                        "the arguments of `arange` must be number literals",
+                        "the arguments of `arange` must be number literals, or one dimension name",
                         "not a number literal",
                     );
                 }

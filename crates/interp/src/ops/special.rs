@@ -1,0 +1,86 @@
+//! Reference `digamma` and `erfinv`, written from their definitions with algorithms of their
+//! own (the compiled code uses others: a Taylor series around digamma's zero and Halley steps
+//! from Giles' approximation).
+
+use std::f64::consts::PI;
+
+/// The positive zero of digamma (the nearest double) and digamma's value there.
+const ROOT: f64 = 1.4616321449683622;
+const PSI_AT_ROOT: f64 = -9.241265521729427e-17;
+
+/// `digamma(x)` as SciPy: `-inf` at +0, `inf` at -0, NaN at the negative integers and -inf.
+pub(crate) fn digamma(x: f64) -> f64 {
+    if x.is_nan() || x == f64::NEG_INFINITY {
+        return f64::NAN;
+    }
+    if x == 0.0 {
+        return -f64::INFINITY.copysign(x);
+    }
+    if x < 0.0 {
+        if x == x.floor() {
+            return f64::NAN;
+        }
+        // Reflection: psi(x) = psi(1 - x) - pi cot(pi x), with cot's period taken exactly and,
+        // past a quarter period, cot(pi r) = tan(pi (1/2 - |r|)) so the argument stays exact.
+        let r = x - x.round();
+        let cot = if r.abs() > 0.25 { libm::tan(PI * (0.5 - r.abs())).copysign(r) } else { 1.0 / libm::tan(PI * r) };
+        return digamma(1.0 - x) - PI * cot;
+    }
+    if x < 10.0 {
+        return PSI_AT_ROOT + (x - ROOT) * root_sum(ROOT, x);
+    }
+    // From 10: recurrence up to 20, then the asymptotic series.
+    let (mut x, mut acc) = (x, 0.0);
+    while x < 20.0 {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    let z = 1.0 / (x * x);
+    let series = z * (1.0 / 12.0 - z * (1.0 / 120.0 - z * (1.0 / 252.0 - z * (1.0 / 240.0 - z * (1.0 / 132.0)))));
+    acc + x.ln() - 0.5 / x - series
+}
+
+/// `sum_{k >= 0} 1 / ((a + k)(b + k))`, so that `psi(b) - psi(a) = (b - a) * root_sum(a, b)`
+/// without cancellation (a sum of positive terms, which keeps psi's relative accuracy next
+/// to its zero and wherever the recurrence would cancel): 1000 terms summed smallest first, and the rest by Euler-Maclaurin
+/// (integral, half the first term, and the derivative correction).
+fn root_sum(a: f64, b: f64) -> f64 {
+    const K: usize = 1000;
+    let f = |k: f64| 1.0 / ((a + k) * (b + k));
+    let kf = K as f64;
+    let u = (b - a) / (a + kf);
+    let integral = if u == 0.0 { 1.0 / (a + kf) } else { libm::log1p(u) / (u * (a + kf)) };
+    let derivative = -f(kf) * (1.0 / (a + kf) + 1.0 / (b + kf));
+    let mut sum = integral + 0.5 * f(kf) - derivative / 12.0;
+    for k in (0..K).rev() {
+        sum += f(k as f64);
+    }
+    sum
+}
+
+/// `erfinv(y)`: Newton's method on `erf(x) = y` (on `erfc(x) = 1 - y` in the tail, where
+/// that difference is exact) from Winitzki's closed-form start, until the step vanishes.
+pub(crate) fn erfinv(y: f64) -> f64 {
+    if y.is_nan() || y.abs() > 1.0 {
+        return f64::NAN;
+    }
+    if y.abs() == 1.0 {
+        return f64::INFINITY.copysign(y);
+    }
+    if y == 0.0 {
+        return y;
+    }
+    let a = y.abs();
+    let l = libm::log((1.0 - a) * (1.0 + a));
+    let c = 2.0 / (PI * 0.147) + 0.5 * l;
+    let mut x = ((c * c - l / 0.147).sqrt() - c).sqrt();
+    for _ in 0..100 {
+        let r = if a < 0.5 { libm::erf(x) - a } else { (1.0 - a) - libm::erfc(x) };
+        let step = r / (2.0 / PI.sqrt() * (-x * x).exp());
+        x -= step;
+        if step.abs() <= 1e-17 * x.abs() {
+            break;
+        }
+    }
+    x.copysign(y)
+}
