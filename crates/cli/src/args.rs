@@ -24,7 +24,7 @@ Examples:
   ptl run --interp examples/axpy.ptl          same results, from the reference interpreter
   ptl run --time examples/axpy.ptl            timing line on stderr
   ptl run prog.ptl --fn axpy --arg x=x.npy --arg y='[1, 2, 3]'
-  ptl run prog.ptl --fn split --arg v=v.npy --out lo.npy --out hi.npy
+  ptl run prog.ptl --fn bounds --arg v=v.npy --out lo.npy --out hi.npy
 
 With --fn, each parameter gets exactly one --arg NAME=VALUE. A VALUE ending in `.npy` is
 read from that file (float64, float32, int64, int32 or bool; lossless widening such as

@@ -20,6 +20,12 @@ use commands::fmt::Mode;
 use report::Failed;
 
 fn main() -> ExitCode {
+    // Output piped into a reader that stops early (`ptl run prog.ptl | head`) ends the
+    // process quietly, as for other command-line tools, instead of a panic on a failed write.
+    // SAFETY: setting a signal's disposition to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         None if std::io::stdin().is_terminal() => commands::repl::repl(ExecOptions {

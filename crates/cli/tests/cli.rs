@@ -809,3 +809,32 @@ mod terminal {
         p.exp_eof().expect("exit on ctrl-d");
     }
 }
+
+// ---- output into a pipe closed early -----------------------------------------------------
+
+#[test]
+fn output_into_a_pipe_closed_early_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = TempDir::new().unwrap();
+    let src = dir.path().join("many.ptl");
+    let mut text = String::new();
+    for k in 0..20000 {
+        text.push_str(&format!("print {k};\n"));
+    }
+    std::fs::write(&src, text).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ptl"))
+        .args(["run", "--interp"])
+        .arg(&src)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reading end is closed here, while ptl still has thousands of lines to write.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "ptl panicked on a closed pipe:\n{stderr}");
+    assert!(stderr.is_empty(), "unexpected output on stderr:\n{stderr}");
+}

@@ -200,6 +200,7 @@ impl Interp<'_> {
                 }
                 Ok(results)
             }
+            TExprKind::Tuple(items) => items.iter().map(|x| self.eval(frame, x)).collect(),
             _ => Ok(vec![self.eval(frame, e)?]),
         }
     }
@@ -236,6 +237,9 @@ impl Interp<'_> {
             TExprKind::Loop(l) => loops::single(self.eval_loop(frame, l, span)?, e)?,
             TExprKind::CallMulti(..) => {
                 return Err(InterpError::internal("a multi-result call outside a top-level `print`", span));
+            }
+            TExprKind::Tuple(_) => {
+                return Err(InterpError::internal("several values where one is expected", span));
             }
         })
     }

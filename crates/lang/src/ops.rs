@@ -390,6 +390,9 @@ pub enum Op {
     /// Joins the operands (one or more, same dtype and rank) along the axis; the other dims
     /// must be equal (checked at run time where not static).
     Concat(usize),
+    /// One part of `split(x, sizes, axis)`: `len` elements from `start` along `axis`, whose
+    /// size must be `total` (the sum of the sizes; checked at run time where not static).
+    SplitPart { axis: usize, start: u64, len: u64, total: u64 },
     /// The main diagonal of a matrix, of length `min(rows, cols)`.
     Diagonal,
     /// The elements on and below (`upper: false`) or on and above diagonal `k` of a matrix;
@@ -419,7 +422,7 @@ impl Op {
             Op::MatMul => Family::Contraction,
             Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Family::Indexing,
             Op::Scan { .. } => Family::Scan,
-            Op::Concat(_) => Family::Joining,
+            Op::Concat(_) | Op::SplitPart { .. } => Family::Joining,
             Op::Diagonal | Op::Tri { .. } => Family::Matrix,
         }
     }
@@ -468,6 +471,7 @@ impl Op {
             Op::Scan { prod: false, .. } => "cumsum",
             Op::Scan { prod: true, .. } => "cumprod",
             Op::Concat(_) => "concat",
+            Op::SplitPart { .. } => "split",
             Op::Diagonal => "diagonal",
             Op::Tri { upper: false, .. } => "tril",
             Op::Tri { upper: true, .. } => "triu",
@@ -523,6 +527,8 @@ pub enum Builtin {
     Concat,
     /// `stack([a, b], axis)`.
     Stack,
+    /// `split(x, [sizes], axis)`: several values.
+    Split,
     /// `zeros([dims], dtype)`, `ones([dims], dtype)`.
     Fill { one: bool },
     /// `full([dims], value)`.
@@ -568,6 +574,7 @@ impl Builtin {
             Builtin::Scan { prod: true },
             Builtin::Concat,
             Builtin::Stack,
+            Builtin::Split,
             Builtin::Fill { one: false },
             Builtin::Fill { one: true },
             Builtin::Full,
@@ -612,6 +619,7 @@ impl Builtin {
             Builtin::Scan { prod: true } => "cumprod",
             Builtin::Concat => "concat",
             Builtin::Stack => "stack",
+            Builtin::Split => "split",
             Builtin::Fill { one: false } => "zeros",
             Builtin::Fill { one: true } => "ones",
             Builtin::Full => "full",
@@ -634,6 +642,7 @@ impl Builtin {
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
             Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } => (3, 3),
             Builtin::SetSlice => (4, 4),
+            Builtin::Split => (2, 3),
             _ => (2, 2),
         }
     }
@@ -649,6 +658,7 @@ impl Builtin {
             Builtin::Reduce(_) => format!("{n}(x), {n}(x, axes)"),
             Builtin::Arg { .. } | Builtin::Scan { .. } => format!("{n}(x), {n}(x, axis)"),
             Builtin::Concat | Builtin::Stack => format!("{n}([a, b, ...]), {n}([a, b, ...], axis)"),
+            Builtin::Split => format!("{n}(x, [sizes]), {n}(x, [sizes], axis)"),
             Builtin::Fill { .. } => format!("{n}([dims]), {n}([dims], dtype)"),
             Builtin::Full => format!("{n}([dims], value)"),
             Builtin::Arange => format!("{n}(stop), {n}(start, stop), {n}(start, stop, step)"),

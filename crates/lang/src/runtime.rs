@@ -34,6 +34,8 @@ pub enum RuntimeCheck {
     SliceStep { ty: TensorType, axis: usize },
     /// The value of `set_slice` has as many rows as the slice it replaces (or one).
     SetSlice { ty: TensorType, value: TensorType },
+    /// The sizes given to `split` add up to the size of the axis it splits.
+    Split { ty: TensorType, axis: usize, total: u64 },
     /// A value has its static type's sizes: the typed program's invariants imply it, so a
     /// failure is an internal error.
     Value { ty: TensorType, axis: usize },
@@ -65,6 +67,9 @@ impl RuntimeCheck {
             }
             RuntimeCheck::EmptyReduction { op, operand } => {
                 format!("`{op}` of `{operand}` reduces over an empty axis, and has no identity")
+            }
+            RuntimeCheck::Split { ty, axis, total } => {
+                format!("the sizes given to `split` add up to {total}, but axis {axis} of `{ty}` has another size")
             }
             RuntimeCheck::Join { axis, types } => {
                 let tys: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();

@@ -22,7 +22,7 @@
 //! - `Var` names refer to a parameter or an earlier `let` in the enclosing function (or top level),
 //!   or to a loop's state or counter inside its body;
 //!   a later `let` of the same name shadows the earlier one from that point on;
-//! - a node giving several values (`CallMulti`, a multi-value `Loop`) appears only as a whole
+//! - a node giving several values (`CallMulti`, a multi-value `Loop`, a `Tuple`) appears only as a whole
 //!   operand of a top-level `print`, the value of a destructuring `let`, a loop's initial
 //!   state or a loop body's result.
 
@@ -119,6 +119,10 @@ pub enum TExprKind {
     /// state values or is a `scan`; such a node appears only where a multi-result call may,
     /// and its `ty` is the first of [`TLoop::results`].
     Loop(Box<TLoop>),
+    /// Several values computed independently (the parts of `split`): one per item, each of
+    /// the item's type. It appears only where a multi-result call may, and its `ty` is the
+    /// first item's.
+    Tuple(Vec<TExpr>),
 }
 
 /// `loop` / `scan` over `counter` in `start..stop` (both `i64` scalars; no step runs when
@@ -189,6 +193,7 @@ impl TExpr {
             TExprKind::Literal(_) | TExprKind::Var(_) | TExprKind::DimValue(_) => vec![],
             TExprKind::Op(_, args) | TExprKind::Call(_, args) | TExprKind::CallMulti(_, args, _) => args.iter().collect(),
             TExprKind::Loop(l) => l.exprs(),
+            TExprKind::Tuple(items) => items.iter().collect(),
         }
     }
 
@@ -197,6 +202,7 @@ impl TExpr {
         match &self.kind {
             TExprKind::CallMulti(_, _, results) => results.clone(),
             TExprKind::Loop(l) => l.results.clone(),
+            TExprKind::Tuple(items) => items.iter().map(|x| x.ty.clone()).collect(),
             _ => vec![self.ty.clone()],
         }
     }

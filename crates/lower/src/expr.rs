@@ -51,6 +51,7 @@ pub fn lower<'c, 'a>(
         TExprKind::CallMulti(name, ..) => {
             return Err(LowerError::Internal(format!("multi-result call of `{name}` outside print")));
         }
+        TExprKind::Tuple(_) => return Err(LowerError::Internal("several values where one is expected".into())),
     };
     let v = e.cast_tensor(v, tensor_type(e.ctx, ty), ty)?;
     checks::at(previous);

@@ -11,7 +11,8 @@
 //! type fixes (dimension names, the stacks' trip count) are stated with
 //! `flow.tensor.tie_shape` inside and after the loop.
 //!
-//! Also here: values of nodes that give several (a multi-result call, a multi-value loop),
+//! Also here: values of nodes that give several (a multi-result call, a multi-value loop,
+//! `split`'s tuple),
 //! and `let` statements that bind them.
 
 use melior::dialect::{arith, ods::tensor, scf};
@@ -32,6 +33,7 @@ pub fn values<'c, 'a>(e: &Emitter<'c, 'a>, scope: &Scope<'c, 'a>, prog: &TProgra
     match &x.kind {
         TExprKind::CallMulti(name, args, tys) => expr::call(e, scope, prog, name, args, tys),
         TExprKind::Loop(l) => lower_loop(e, scope, prog, l),
+        TExprKind::Tuple(items) => items.iter().map(|item| expr::lower(e, scope, prog, item)).collect(),
         _ => Ok(vec![expr::lower(e, scope, prog, x)?]),
     }
 }

@@ -1,5 +1,5 @@
 //! Joining: `concat` (and `stack`, which the checker writes as `concat` of expanded
-//! operands) along one axis.
+//! operands) along one axis, and the parts of `split`.
 
 use ndarray::{ArrayD, ArrayViewD, Axis};
 
@@ -48,4 +48,20 @@ pub(crate) fn concat(node: &Node, values: Vec<Value>, axis: usize) -> Result<Val
         Value::F32(_) => each!(F32),
         Value::F64(_) => each!(F64),
     })
+}
+
+/// One part of `split`: `len` elements from `start` along `axis`, after checking that the
+/// axis has the `total` size the sizes add up to.
+pub(crate) fn split_part(node: &Node, x: Value, axis: usize, start: u64, len: u64, total: u64) -> Result<Value> {
+    let span = &node.expr.span;
+    let shape = x.shape().to_vec();
+    let Some(&size) = shape.get(axis) else {
+        return Err(InterpError::internal(format!("`split` along axis {axis} of shape {}", shape_str(&shape)), span));
+    };
+    if size as u64 != total {
+        let check = RuntimeCheck::Split { ty: node.operands[0].ty.clone(), axis, total };
+        return Err(InterpError::check(check, span, format!("axis {axis} has size {size}")));
+    }
+    let (start, end) = (start as usize, (start + len) as usize);
+    Ok(ptl_lang::map_value!(&x, a => Value::from(a.slice_axis(ndarray::Axis(axis), ndarray::Slice::from(start..end)).to_owned())))
 }

@@ -55,6 +55,7 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::Arg { max, axis } => statistics::arg(*max, node, &one(values, node)?, *axis),
         Op::Scan { prod, axis } => scans::scan(*prod, &one(values, node)?, *axis, span),
         Op::Concat(axis) => joining::concat(node, values, *axis),
+        Op::SplitPart { axis, start, len, total } => joining::split_part(node, one(values, node)?, *axis, *start, *len, *total),
         Op::Diagonal => matrix::diagonal(&one(values, node)?, span),
         Op::Tri { upper, k } => matrix::tri(&one(values, node)?, *upper, *k, span),
         Op::MatMul => {

@@ -384,7 +384,7 @@ impl Checker {
         allow_multi: bool,
     ) -> Option<Typed> {
         if let Some(b) = Builtin::from_name(&name.name) {
-            return self.builtin(sc, b, name, args, span);
+            return self.builtin(sc, b, name, args, span, allow_multi);
         }
         let Some(sig) = self.sigs.get(&name.name).cloned() else {
             let mut d = Diagnostic::new(

@@ -1,6 +1,8 @@
 //! Joining: `concat` (and `stack`, which the checker writes as `concat` of expanded operands)
 //! as a `tensor.empty` of the result's size filled by one `tensor.insert_slice` per operand.
 //! The sizes off the joining axis are checked first, so no slice reaches past the result.
+//! `split`'s parts are `tensor.extract_slice`s of a static window along the axis, after the
+//! check that the axis has the size the parts add up to.
 
 use melior::dialect::arith;
 use melior::ir::Value;
@@ -127,4 +129,53 @@ pub fn concat<'c, 'a>(
         out = slices::insert_slice(e, v, out, &position)?;
     }
     Ok(out)
+}
+
+/// One part of `split`: `len` elements of `x` from `start` along `axis`, of type `ty`. The axis
+/// must have `total` elements: checked here where its size is not static (the checker
+/// compared static sizes).
+#[allow(clippy::too_many_arguments)]
+pub fn split_part<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_ty: &TensorType,
+    axis: usize,
+    start: u64,
+    len: u64,
+    total: u64,
+    ty: &TensorType,
+) -> Result<Value<'c, 'a>> {
+    if axis >= x_ty.rank() {
+        return Err(LowerError::Internal(format!("`split` along axis {axis} of `{x_ty}`")));
+    }
+    // An empty part starts at 0: MLIR rejects a static offset at the end of the axis.
+    let start = if len == 0 { 0 } else { start };
+    let mut offsets = vec![Pos::Static(0); x_ty.rank()];
+    let mut sizes = slices::sizes_of(e, x)?;
+    let shape = static_shape(&ty.dims);
+    if matches!(x_ty.dims[axis], Dim::Static(_)) {
+        offsets[axis] = Pos::Static(start as i64);
+        sizes[axis] = Pos::Static(len as i64);
+        return slices::extract_window(e, x, &offsets, &sizes, tensor_type_with_shape(e.ctx, &shape, ty.dtype));
+    }
+    let size = e.dim_value(x, axis)?;
+    let want = e.const_index(total as i64)?;
+    e.check_equal(size, want, RuntimeCheck::Split { ty: x_ty.clone(), axis, total })?;
+    // The window is clamped to the axis, so that a program whose check fails (with constant
+    // sizes IREE sees at compile time) reads nothing out of bounds and still compiles.
+    let first = e.append(arith::minui(e.const_index(start as i64)?, size, e.loc))?;
+    let room = e.append(arith::subi(size, first, e.loc))?;
+    let count = e.append(arith::minui(e.const_index(len as i64)?, room, e.loc))?;
+    offsets[axis] = Pos::Dynamic(first);
+    sizes[axis] = Pos::Dynamic(count);
+    let mut open = shape.clone();
+    open[axis] = crate::types::DYNAMIC;
+    let window = slices::extract_window(e, x, &offsets, &sizes, tensor_type_with_shape(e.ctx, &open, ty.dtype))?;
+    // Behind a barrier, so that the static type below is not folded back into the window.
+    let window = e.optimization_barrier(window)?;
+    e.cast_tensor_checked(window, tensor_type_with_shape(e.ctx, &shape, ty.dtype), |_| RuntimeCheck::Split {
+        ty: x_ty.clone(),
+        axis,
+        total,
+    })
 }

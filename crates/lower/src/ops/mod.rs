@@ -79,6 +79,7 @@ pub fn lower<'c, 'a>(
             }
             joining::concat(e, &values, *axis, ty)
         }
+        Op::SplitPart { axis, start, len, total } => joining::split_part(e, xv, &x.ty, *axis, *start, *len, *total, ty),
         Op::Diagonal => matrix::diagonal(e, xv, &x.ty, ty),
         Op::Tri { upper, k } => matrix::tri(e, scope, xv, &x.ty, *upper, *k),
         Op::MatMul => {

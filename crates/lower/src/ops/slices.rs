@@ -122,6 +122,28 @@ pub fn insert_row<'c, 'a>(
     e.append(op)
 }
 
+/// `tensor.extract_slice source[offsets .. offsets + sizes]` of type `result`.
+pub fn extract_window<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    source: Value<'c, 'a>,
+    offsets: &[Pos<'c, 'a>],
+    sizes: &[Pos<'c, 'a>],
+    result: Type<'c>,
+) -> Result<Value<'c, 'a>> {
+    let (off_static, off_dyn) = split(offsets);
+    let (size_static, size_dyn) = split(sizes);
+    let mut operands = vec![source];
+    operands.extend(&off_dyn);
+    operands.extend(&size_dyn);
+    let segments = [1, off_dyn.len() as i32, size_dyn.len() as i32, 0];
+    let op = OperationBuilder::new("tensor.extract_slice", e.loc)
+        .add_operands(&operands)
+        .add_attributes(&slice_attrs(e, &off_static, &size_static, &segments))
+        .add_results(&[result])
+        .build()?;
+    e.append(op)
+}
+
 /// `tensor.extract_slice source[0..sizes]` (from the origin) of type `result`.
 pub fn extract_front<'c, 'a>(
     e: &Emitter<'c, 'a>,

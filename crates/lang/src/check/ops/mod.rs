@@ -13,6 +13,7 @@ pub(crate) mod joining;
 mod matrix;
 mod reductions;
 mod scans;
+mod split;
 
 use crate::ast::{Expr, ExprKind, Ident};
 use crate::check::env::Scope;
@@ -36,6 +37,7 @@ impl Checker {
         name: &Ident,
         args: &[Expr],
         span: Span,
+        allow_multi: bool,
     ) -> Option<Typed> {
         let fname = name.name.as_str();
         let (lo, hi) = b.arity();
@@ -72,6 +74,7 @@ impl Checker {
             Builtin::Arg { max } => self.arg_builtin(sc, max, fname, args, span),
             Builtin::Scan { prod } => self.scan_builtin(sc, prod, fname, args, span),
             Builtin::Concat | Builtin::Stack => self.join_builtin(sc, b == Builtin::Stack, fname, args, span),
+            Builtin::Split => self.split_builtin(sc, args, span, allow_multi),
             Builtin::Fill { .. } | Builtin::Full | Builtin::Arange | Builtin::Eye => {
                 self.constructor_builtin(sc, b, fname, args, span)
             }
