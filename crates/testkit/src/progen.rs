@@ -492,7 +492,8 @@ impl Gen<'_> {
         }
         let d = depth - 1;
         let made = if dtype.is_float() {
-            match self.rng.below(19) {
+            match self.rng.below(20) {
+                19 => self.matrix(shape, dtype, d),
                 18 => self.looped(shape, dtype, d),
                 15 => self.indexing(shape, dtype, d),
                 16 => self.joined(shape, dtype, d),
@@ -821,6 +822,28 @@ impl Gen<'_> {
 
     /// A reduction over the joining axis of `concat` / `stack` of two operands (or of a
     /// stacking array literal), giving `shape`.
+    /// The matrix helpers on floats: `tril`/`triu` of a matrix (diagonal offset -1, 0 or 1),
+    /// `outer` of two vectors, `trace` of a matrix (of any two dims) as a scalar.
+    fn matrix(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
+        match shape.len() {
+            2 if self.rng.one_in(2) => {
+                let f = self.rng.pick(&["tril", "triu"]);
+                let k = self.rng.pick(&["-1", "0", "1"]);
+                Some(format!("{f}({}, {k})", self.expr(shape, dtype, d)))
+            }
+            2 => {
+                let a = self.expr(&vec![shape[0]], dtype, d);
+                let b = self.expr(&vec![shape[1]], dtype, d);
+                Some(format!("outer({a}, {b})"))
+            }
+            0 => {
+                let m = vec![self.random_dim(), self.random_dim()];
+                Some(format!("trace({})", self.expr(&m, dtype, d)))
+            }
+            _ => None,
+        }
+    }
+
     fn joined(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
         if shape.len() >= 3 {
             return None;

@@ -109,3 +109,17 @@ fn the_hub_calls_every_function_and_checks() {
     assert_eq!(hub.results.len(), 32);
     assert_eq!(hub.params.len(), batch.fns.iter().map(|f| f.params.len()).sum::<usize>());
 }
+
+#[test]
+fn generated_programs_cover_the_op_families() {
+    let mut text = String::new();
+    for seed in 0..40 {
+        text.push_str(&progen::random_batch(seed, 3, 32).source);
+    }
+    let ops = [
+        "tril(", "triu(", "outer(", "trace(", "digamma(", "erfinv(", "gammaln(", "concat(", "stack(", "cumsum(",
+        "cumprod(", "scatter_add(", "loop ", "softmax(", "@",
+    ];
+    let missing: Vec<&str> = ops.iter().copied().filter(|op| !text.contains(op)).collect();
+    assert!(missing.is_empty(), "no generated program uses {missing:?}");
+}
