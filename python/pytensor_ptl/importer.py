@@ -76,6 +76,41 @@ _SCALAR_OPS = {
     ps.Invert: "invert",
     ps.Clip: "clip",
 }
+# Scalar operations that are ptl builtins of the same meaning: imported as `{"op": "math",
+# "name": BUILTIN}` and called by that name.
+_MATH_OPS = {
+    ps.Sin: "sin",
+    ps.Cos: "cos",
+    ps.Tan: "tan",
+    ps.ArcSin: "arcsin",
+    ps.ArcCos: "arccos",
+    ps.ArcTan: "arctan",
+    ps.Sinh: "sinh",
+    ps.Cosh: "cosh",
+    ps.ArcSinh: "arcsinh",
+    ps.ArcCosh: "arccosh",
+    ps.ArcTanh: "arctanh",
+    ps.Exp2: "exp2",
+    ps.Expm1: "expm1",
+    ps.Log2: "log2",
+    ps.Log10: "log10",
+    ps.Sign: "sign",
+    ps.Floor: "floor",
+    ps.Ceil: "ceil",
+    ps.RoundHalfToEven: "round",
+    ps.Trunc: "trunc",
+    ps.IsNan: "isnan",
+    ps.IsInf: "isinf",
+    ps.ArcTan2: "arctan2",
+    ps.Mod: "mod",
+    ps.IntDiv: "floor_divide",
+    psm.Erf: "erf",
+    psm.Erfc: "erfc",
+    psm.Erfinv: "erfinv",
+    psm.GammaLn: "gammaln",
+    psm.Psi: "digamma",
+    psm.Log1mexp: "log1mexp",
+}
 _COMPARISONS = {"gt", "ge", "lt", "le", "eq", "neq"}
 _REDUCTIONS = {Sum: "sum", Max: "max", Min: "min", All: "all", Any: "any"}
 _REDUCE_SCALAR = {ps.Add: "sum", ps.Maximum: "max", ps.Minimum: "min", ps.AND: "all", ps.OR: "any"}
@@ -113,7 +148,7 @@ def _where(index: int, node, fgraph) -> str:
 
 
 def _scalar_name(op, at: str) -> str:
-    name = _SCALAR_OPS.get(type(op))
+    name = _SCALAR_OPS.get(type(op)) or ("math" if type(op) in _MATH_OPS else None)
     if name is None:
         raise NotImplementedError(f"{at}: the scalar operation `{op}` ({type(op).__name__}) has no ptl equivalent")
     return name
@@ -287,6 +322,8 @@ class _Describer:
         fields = {}
         if name in _COMPARISONS:
             fields["compute"] = _ptl_dtype(ps.upcast(*in_dtypes), at)
+        if name == "math":
+            fields["name"] = _MATH_OPS[type(sop)]
         self.emit(name, in_ids, out, _ptl_dtype(out_dtypes[0], at), at, **fields)
         return [out]
 

@@ -109,7 +109,7 @@ fn program_latency(r: &mut Report, label: &str, src: &str, entry: &str, args: &[
     let lower = time(reps, || ptl_lower::lower_program(&prog, &e).expect("lowers"));
     let mlir = ptl_lower::lower_program(&prog, &e).expect("lowers");
     let opts = CompileOptions::default();
-    let compile = time(3, || ptl_lower::compile(&mlir, &opts).expect("compiles"));
+    let compile = time(3, || ptl_lower::compile(&mlir.mlir, &opts).expect("compiles"));
 
     // Cache hits: a fresh engine (as a new process would have) over a cache directory holding
     // the module. `vmfb` includes lowering, since the key is the MLIR text.
@@ -169,7 +169,7 @@ fn main() {
     let prog = ptl_lang::frontend(SMALL).expect("checks");
     let mlir = ptl_lower::lower_program(&prog, &Entry::Function("axpy".into())).expect("lowers");
     let t = Instant::now();
-    ptl_lower::compile(&mlir, &CompileOptions::default()).expect("compiles");
+    ptl_lower::compile(&mlir.mlir, &CompileOptions::default()).expect("compiles");
     let load = t.elapsed();
     println!("first compile in the process (loads the IREE compiler library): {:.1} ms", ms(load));
     r.num("first_compile_with_library_load_ms", ms(load));

@@ -163,6 +163,9 @@ pub enum NodeKind {
     Broadcast { shape: Vec<u64> },
     /// Row-major reshape; `None` is the one size inferred from the others.
     Reshape { shape: Vec<Option<u64>> },
+    /// A scalar operation that is the ptl builtin `name` (a unary op of the math library or a
+    /// binary one such as `arctan2`, `mod`, `floor_divide`).
+    Math { name: String },
     /// Any other `op`: refused by the importer with the node named.
     #[serde(other)]
     Unknown,

@@ -76,6 +76,7 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let [x] = b.args_n(&inputs(node)?, dt, at)?;
             x
         }
+        NodeKind::Math { name } => math(b, node, name)?,
         NodeKind::Exp => elementwise_unary(b, node, UnaryOp::Exp)?,
         NodeKind::Log => elementwise_unary(b, node, UnaryOp::Log)?,
         NodeKind::Log1p => elementwise_unary(b, node, UnaryOp::Log1p)?,
@@ -182,6 +183,26 @@ fn size(n: u64, at: &str) -> Result<Expr> {
 fn elementwise_unary(b: &Builder, node: &Node, op: UnaryOp) -> Result<Expr> {
     let [x] = b.args_n(&inputs(node)?, node.dtype, &node.at)?;
     Ok(unary(op, x))
+}
+
+/// A builtin of the math library by name: operands in the output dtype, except for the tests
+/// (`isnan`, `isinf`), whose operand keeps its own.
+fn math(b: &Builder, node: &Node, name: &str) -> Result<Expr> {
+    let at = node.at.as_str();
+    match Builtin::from_name(name) {
+        Some(Builtin::Unary(op)) if op.gives_bool() => {
+            let [x] = inputs(node)?;
+            let own = b.dtype(x, at)?;
+            let [x] = b.args_n(&[x], own, at)?;
+            Ok(unary(op, x))
+        }
+        Some(Builtin::Unary(op)) => elementwise_unary(b, node, op),
+        Some(pair @ Builtin::Pair(_)) => {
+            let [x, y] = b.args_n(&inputs(node)?, node.dtype, at)?;
+            Ok(builtin(pair, vec![x, y]))
+        }
+        _ => Err(ImportError::unsupported(at, format!("math operation `{name}` is not a ptl builtin"))),
+    }
 }
 
 /// Compares in `compute`, the dtype PyTensor chose for the operands.
