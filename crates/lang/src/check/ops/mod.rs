@@ -13,6 +13,7 @@ pub(crate) mod joining;
 mod matrix;
 mod reductions;
 mod scans;
+pub(crate) mod vjp;
 
 use crate::ast::{Expr, ExprKind, Ident};
 use crate::check::env::Scope;
