@@ -25,11 +25,18 @@ pub(crate) struct AdError {
     pub(crate) span: Span,
     pub(crate) message: String,
     pub(crate) label: String,
+    /// A function on the path had errors of its own (already reported): nothing to add.
+    pub(crate) quiet: bool,
 }
 
 impl AdError {
     fn internal(span: &Span, what: &str) -> AdError {
-        AdError { span: span.clone(), message: format!("internal error in differentiation: {what}"), label: "here".into() }
+        AdError { span: span.clone(), message: format!("internal error in differentiation: {what}"), label: "here".into(), quiet: false }
+    }
+
+    /// A call of a function that did not check.
+    fn unchecked(span: &Span) -> AdError {
+        AdError { quiet: true, ..AdError::internal(span, "a function that did not check") }
     }
 }
 
@@ -63,7 +70,7 @@ impl Derivs<'_> {
     /// `grad(f, (w, ...))` (with `value`: `value_and_grad`): the name of the generated
     /// function giving `f`'s value (with `value`) and the gradients for the parameters `wrt`.
     pub(crate) fn gradient(&mut self, f: &str, wrt: &[usize], value: bool) -> Result<String, AdError> {
-        let tf = self.fns.get(f).cloned().ok_or_else(|| AdError::internal(&(0..0), "an unknown function"))?;
+        let tf = self.fns.get(f).cloned().ok_or_else(|| AdError::unchecked(&(0..0)))?;
         let prefix = if value { "value_and_grad" } else { "grad" };
         let params: Vec<&str> = wrt.iter().map(|&i| tf.params[i].name.as_str()).collect();
         let name = match self.new_name(format!("{prefix}__{f}__{}", params.join("__"))) {
@@ -84,7 +91,7 @@ impl Derivs<'_> {
     /// The derivative helper of `g` for its parameters `active`: `g`'s parameters followed
     /// by one cotangent per result, giving one cotangent per active parameter.
     pub(crate) fn vjp_helper(&mut self, g: &str, active: &[usize]) -> Result<String, AdError> {
-        let tf = self.fns.get(g).cloned().ok_or_else(|| AdError::internal(&(0..0), "an unknown function"))?;
+        let tf = self.fns.get(g).cloned().ok_or_else(|| AdError::unchecked(&(0..0)))?;
         let params: Vec<&str> = active.iter().map(|&i| tf.params[i].name.as_str()).collect();
         let name = match self.new_name(format!("vjp__{g}__{}", params.join("__"))) {
             Ok(n) => n,

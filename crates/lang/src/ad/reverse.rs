@@ -47,6 +47,7 @@ pub(crate) fn derive(d: &mut Derivs, f: &TFn, active: &[usize], seeds: Seeds) ->
                     span: span.clone(),
                     message: format!("cannot differentiate `{}`", op.name()),
                     label: why,
+                    quiet: false,
                 })?;
                 for ((a, g), act) in args.iter().zip(grads).zip(&active) {
                     if let (true, Some(g)) = (act, g) {
@@ -108,7 +109,7 @@ fn accumulate(b: &mut Builder, cts: &mut HashMap<String, TExpr>, a: &TExpr, g: T
 fn call(d: &mut Derivs, tape: &mut Tape, function: &str, args: &[TExpr], outs: &[TExpr], out_cts: Vec<Option<TExpr>>) -> Result<Vec<(TExpr, TExpr)>, AdError> {
     let active: Vec<usize> = (0..args.len()).filter(|&i| tape.is_active(&args[i])).collect();
     let helper = d.vjp_helper(function, &active)?;
-    let g = d.fns.get(function).cloned().ok_or_else(|| AdError::internal(&tape.b.span, "a call of an unknown function"))?;
+    let g = d.fns.get(function).cloned().ok_or_else(|| AdError::unchecked(&tape.b.span))?;
     let b = &mut tape.b;
     let mut operands = args.to_vec();
     for (o, ct) in outs.iter().zip(out_cts) {

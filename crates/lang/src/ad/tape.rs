@@ -118,6 +118,7 @@ impl Tape {
                         span: e.span.clone(),
                         message: format!("`{}` has no derivative", op.name()),
                         label: "its result is an index, and its operand depends on the differentiated parameter".into(),
+                        quiet: false,
                     });
                 }
                 Ok(self.op(op.clone(), args, e.ty.clone(), e.span.clone()))
@@ -201,6 +202,7 @@ impl Tape {
                     span: e.span.clone(),
                     message: "cannot differentiate through a `loop` or `scan`".into(),
                     label: format!("this loop uses `{n}`, which depends on the differentiated parameter"),
+                    quiet: false,
                 });
             }
             if let Some(v) = self.env.get(n).cloned() {
