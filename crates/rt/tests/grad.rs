@@ -266,6 +266,30 @@ fn calls_and_second_derivatives() {
             vec![v4()],
         ),
         (
+            "through a loop",
+            "fn f(x: f64[4], k: i64) -> f64 { let y = loop y = x for i in 0..k { sin(y) * x + 0.1 * y }; sum(y * [1.0, 2.0, 3.0, 4.0]) }",
+            "x",
+            vec![v4(), Value::I64(ArrayD::from_elem(IxDyn(&[]), 3))],
+        ),
+        (
+            "through a loop with a tuple state, a counter and a call",
+            "fn g(a: f64[4], r: f64) -> f64[4] { tanh(a * r) }\nfn f(w: f64[4], r: f64) -> f64 { let (a, b) = loop (a, b) = (w, 0.0) for i in 1..4 { (g(a, r) + sin(a), b + sum(a) * cast(i, f64)) }; sum(a) + b }",
+            "r",
+            vec![v4(), tensor(&[], &[0.9])],
+        ),
+        (
+            "through nested loops",
+            "fn f(x: f64[4]) -> f64 { let y = loop y = x for i in 0..3 { loop z = y for j in 0..i { z * 0.5 + sin(z) * x } }; sum(y) }",
+            "x",
+            vec![v4()],
+        ),
+        (
+            "through a loop of zero steps",
+            "fn f(x: f64[4], k: i64) -> f64 { let y = loop y = x * 2.0 for i in 0..k { y * x }; sum(sin(y)) }",
+            "x",
+            vec![v4(), Value::I64(ArrayD::from_elem(IxDyn(&[]), -1))],
+        ),
+        (
             "a loop not on the path",
             "fn f(x: f64[4], k: i64) -> f64 { let s = loop s = 1.0 for i in 0..k { s * 2.0 }; sum(x * x) * s }",
             "x",

@@ -40,6 +40,17 @@ impl Builder {
         Builder { lets: Vec::new(), next: 0, span }
     }
 
+    /// A builder for a loop body inside this code: its names continue this builder's, so
+    /// the body can read every name here.
+    pub(crate) fn nested(&self) -> Builder {
+        Builder { lets: Vec::new(), next: self.next, span: self.span.clone() }
+    }
+
+    /// Continues numbering after the names `inner` made.
+    pub(crate) fn resume(&mut self, inner: &Builder) {
+        self.next = self.next.max(inner.next);
+    }
+
     pub(crate) fn fresh(&mut self) -> String {
         let n = format!("%{}", self.next);
         self.next += 1;

@@ -5,11 +5,13 @@
 //! that takes the result's cotangent back to `w` (see [`reverse`]) with the rule each op
 //! states beside its type rule (`check/ops/vjp/`). A call of a user function `g` on the path
 //! becomes a call of `vjp__g__<params>`, a generated function that takes `g`'s arguments and
-//! the cotangents of its results and gives the cotangents of the named parameters. The
+//! the cotangents of its results and gives the cotangents of the named parameters. A `loop`
+//! on the path is differentiated through its body, made a function (see [`loops`]). The
 //! generated functions are compiled, cached and fused like any other, and differentiating
 //! them again gives second derivatives.
 
 pub(crate) mod build;
+mod loops;
 mod reverse;
 mod tape;
 
@@ -30,7 +32,7 @@ pub(crate) struct AdError {
 }
 
 impl AdError {
-    fn internal(span: &Span, what: &str) -> AdError {
+    pub(crate) fn internal(span: &Span, what: &str) -> AdError {
         AdError { span: span.clone(), message: format!("internal error in differentiation: {what}"), label: "here".into(), quiet: false }
     }
 
@@ -62,7 +64,7 @@ impl Derivs<'_> {
         }
     }
 
-    fn add(&mut self, f: TFn) {
+    pub(crate) fn add(&mut self, f: TFn) {
         self.generated.push(f.name.clone());
         self.fns.insert(f.name.clone(), f);
     }

@@ -24,6 +24,11 @@ pub(crate) enum Seeds {
 pub(crate) fn derive(d: &mut Derivs, f: &TFn, active: &[usize], seeds: Seeds) -> Result<(Builder, Vec<TExpr>, Vec<TExpr>), AdError> {
     let mut tape = Tape::new(f, active);
     let results = tape.body(&f.body)?;
+    for body in std::mem::take(&mut tape.lifted) {
+        if !d.fns.contains_key(&body.name) {
+            d.add(body);
+        }
+    }
     let mut cts: HashMap<String, TExpr> = HashMap::new();
     for (i, r) in results.iter().enumerate() {
         if !tape.is_active(r) {
@@ -64,6 +69,19 @@ pub(crate) fn derive(d: &mut Derivs, f: &TFn, active: &[usize], seeds: Seeds) ->
                 let grads = call(d, &mut tape, function, args, outs, out_cts)?;
                 for (a, g) in grads {
                     accumulate(&mut tape.b, &mut cts, &a, g);
+                }
+            }
+            Step::Loop { body, init, free, start, stop, finals, stacked, span } => {
+                let out_cts: Vec<Option<TExpr>> = finals.iter().map(|o| cts.remove(name(o))).collect();
+                if out_cts.iter().all(Option::is_none) {
+                    continue;
+                }
+                tape.b.span = span.clone();
+                let grads = super::loops::backward(d, &mut tape, body, init, free, start, stop, finals, stacked, out_cts)?;
+                for (a, g) in grads {
+                    if tape.is_active(&a) {
+                        accumulate(&mut tape.b, &mut cts, &a, g);
+                    }
                 }
             }
         }

@@ -8,7 +8,7 @@ use super::AdError;
 use super::build::Builder;
 use crate::ops::{Op, SliceAxis};
 use crate::span::Span;
-use crate::typed::{TBlock, TExpr, TExprKind, TFn, TLet};
+use crate::typed::{TBlock, TExpr, TExprKind, TFn, TLet, TParam};
 use crate::types::TensorType;
 
 /// One step of the forward code whose result depends on an active parameter.
@@ -17,6 +17,17 @@ pub(crate) enum Step {
     Op { op: Op, args: Vec<TExpr>, out: TExpr, span: Span },
     /// `outs = f(args)`, one result or several.
     Call { function: String, args: Vec<TExpr>, outs: Vec<TExpr>, span: Span },
+    /// A `loop` whose body is the function `body` (see `super::loops`).
+    Loop {
+        body: String,
+        init: Vec<TExpr>,
+        free: Vec<TExpr>,
+        start: TExpr,
+        stop: TExpr,
+        finals: Vec<TExpr>,
+        stacked: Vec<TExpr>,
+        span: Span,
+    },
 }
 
 pub(crate) struct Tape {
@@ -26,17 +37,38 @@ pub(crate) struct Tape {
     pub(crate) active: HashSet<String>,
     /// Source names to the names (or literals) holding their values.
     env: HashMap<String, TExpr>,
+    /// The differentiated function's name and parameters.
+    pub(crate) function: String,
+    params: Vec<TParam>,
+    /// Loop bodies made functions (see `super::loops`).
+    pub(crate) lifted: Vec<TFn>,
 }
 
 impl Tape {
     pub(crate) fn new(f: &TFn, active_params: &[usize]) -> Tape {
-        let mut tape = Tape { b: Builder::new(f.span.clone()), steps: Vec::new(), active: HashSet::new(), env: HashMap::new() };
+        let mut tape = Tape {
+            b: Builder::new(f.span.clone()),
+            steps: Vec::new(),
+            active: HashSet::new(),
+            env: HashMap::new(),
+            function: f.name.clone(),
+            params: f.params.clone(),
+            lifted: Vec::new(),
+        };
         for (i, p) in f.params.iter().enumerate() {
             if active_params.contains(&i) {
                 tape.active.insert(p.name.clone());
             }
         }
         tape
+    }
+
+    /// The value a source name has at this point: a `let`'s, or a parameter.
+    pub(crate) fn lookup(&self, name: &str) -> Option<TExpr> {
+        self.env.get(name).cloned().or_else(|| {
+            let p = self.params.iter().find(|p| p.name == name)?;
+            Some(self.b.var(&p.name, p.ty.clone()))
+        })
     }
 
     pub(crate) fn is_active(&self, e: &TExpr) -> bool {
@@ -187,26 +219,23 @@ impl Tape {
         Ok(cur)
     }
 
-    /// A loop the derivative does not go through: its values must not depend on an active
-    /// parameter. The names its body uses are bound again under their source names, since
-    /// the loop refers to them by those.
+    /// A loop: differentiated through (see `super::loops`) when it reads a value that
+    /// depends on an active parameter; otherwise kept as it is. The names its body uses are
+    /// bound again under their source names, since the loop refers to them by those.
     fn opaque_loop(&mut self, e: &TExpr) -> Result<Vec<TExpr>, AdError> {
+        let TExprKind::Loop(l) = &e.kind else {
+            return Err(AdError::internal(&e.span, "a loop that is not a loop"));
+        };
         let mut names = HashSet::new();
         free_names(e, &mut names);
-        let mut names: Vec<String> = names.into_iter().filter(|n| self.env.contains_key(n) || self.active.contains(n)).collect();
-        names.sort();
-        for n in &names {
-            let v = self.env.get(n).cloned().unwrap_or_else(|| self.b.var(n, e.ty.clone()));
-            if self.is_active(&v) || (self.active.contains(n) && !self.env.contains_key(n)) {
-                return Err(AdError {
-                    span: e.span.clone(),
-                    message: "cannot differentiate through a `loop` or `scan`".into(),
-                    label: format!("this loop uses `{n}`, which depends on the differentiated parameter"),
-                    quiet: false,
-                });
-            }
-            if let Some(v) = self.env.get(n).cloned() {
-                self.b.lets.push(TLet { name: n.clone(), value: v, span: e.span.clone(), rest: Vec::new() });
+        let mut names: Vec<(String, TExpr)> = names.into_iter().filter_map(|n| self.lookup(&n).map(|v| (n, v))).collect();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        if names.iter().any(|(_, v)| self.is_active(v)) {
+            return self.active_loop(e, l);
+        }
+        for (n, v) in names {
+            if self.env.contains_key(&n) {
+                self.b.lets.push(TLet { name: n, value: v, span: e.span.clone(), rest: Vec::new() });
             }
         }
         Ok(self.bind_multi(e.clone()))
@@ -214,7 +243,7 @@ impl Tape {
 }
 
 /// Every name `e` reads (a superset of its free names).
-fn free_names(e: &TExpr, out: &mut HashSet<String>) {
+pub(crate) fn free_names(e: &TExpr, out: &mut HashSet<String>) {
     if let TExprKind::Var(n) = &e.kind {
         out.insert(n.clone());
     }
