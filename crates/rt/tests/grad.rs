@@ -1,6 +1,7 @@
 //! `grad` of every differentiable op, compiled and interpreted, against finite differences of
 //! the interpreter's forward values (central differences with one Richardson step, f64):
-//! relative error at most 1e-6. Then `grad` of random scalar programs the same way.
+//! relative error at most 1e-6. Then `grad` of random scalar programs the same way
+//! (`PTL_GRAD_CASES` programs, 6 by default; `PTL_GRAD_SEED` picks other ones).
 
 use ndarray::{ArrayD, IxDyn};
 use ptl_lang::Value;
@@ -357,9 +358,9 @@ fn gt(x: f64[3]) -> f64[3] { grad(top, x)(x) }";
     }
 }
 
-/// A random smooth scalar expression of `x: f64[4]` and `m: f64[3, 4]`: the source text
-/// and its shape (`true`: a vector of length 4, `false`: a scalar).
-fn random_expr(rng: &mut Rng, depth: usize, vector: bool) -> String {
+/// A random smooth expression of `x: f64[4]` and `m: f64[3, 4]` (loops included), as source
+/// text: a vector of length 4 when `vector`, else a scalar.
+fn random_expr(rng: &mut Rng, lets: &mut Vec<String>, depth: usize, vector: bool) -> String {
     if depth == 0 || rng.one_in(4) {
         return match (vector, rng.below(3)) {
             (true, 0) => "x".into(),
@@ -370,22 +371,41 @@ fn random_expr(rng: &mut Rng, depth: usize, vector: bool) -> String {
             (false, _) => "m[2, 0]".into(),
         };
     }
-    let a = random_expr(rng, depth - 1, vector);
-    match rng.below(if vector { 10 } else { 8 }) {
+    let a = random_expr(rng, lets, depth - 1, vector);
+    match rng.below(if vector { 11 } else { 9 }) {
         0 => format!("sin({a})"),
         1 => format!("tanh({a})"),
         2 => format!("sigmoid({a})"),
-        3 => format!("({a} * {})", random_expr(rng, depth - 1, vector)),
+        3 => format!("({a} * {})", random_expr(rng, lets, depth - 1, vector)),
         4 => {
             let vector = rng.one_in(2) && vector;
-            format!("({a} + {})", random_expr(rng, depth - 1, vector))
+            format!("({a} + {})", random_expr(rng, lets, depth - 1, vector))
         }
-        5 => format!("({a} - {})", random_expr(rng, depth - 1, vector)),
+        5 => format!("({a} - {})", random_expr(rng, lets, depth - 1, vector)),
         6 => format!("exp(0.3 * {a})"),
-        7 => format!("(sum({}) * 0.5)", random_expr(rng, depth - 1, true)),
+        7 => format!("(sum({}) * 0.5)", random_expr(rng, lets, depth - 1, true)),
+        // A loop body reads a value bound before the loop: IREE fails to compile some loop
+        // bodies that reduce and index the function's arguments (a lowering bug of loops).
+        8 if !vector => {
+            let value = random_expr(rng, lets, depth - 1, false);
+            let c = bind(lets, value);
+            format!("(loop s = {a} for i in 0..3 {{ sin(s) * 0.8 + {c} }})")
+        }
+        10 => {
+            let value = random_expr(rng, lets, depth - 1, true);
+            let c = bind(lets, value);
+            format!("(loop s = {a} for i in 0..2 {{ tanh(s * {c}) }})")
+        }
         8 => format!("softmax({a}, 0)"),
         _ => format!("((m @ {a}) @ m)"),
     }
+}
+
+/// Binds `value` to a new `let`, returning its name.
+fn bind(lets: &mut Vec<String>, value: String) -> String {
+    let name = format!("t{}", lets.len());
+    lets.push(format!("let {name} = {value};"));
+    name
 }
 
 fn cases_from_env(default: u32) -> u32 {
@@ -396,13 +416,18 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig {
         cases: cases_from_env(6),
         failure_persistence: None,
+        // The same cases on every CI run (`PTL_GRAD_SEED` picks others).
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            std::env::var("PTL_GRAD_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x6ead_0001)
+        ),
         ..Default::default()
     })]
     #[test]
     fn grad_of_random_programs_matches_finite_differences(seed in 0u64..u64::MAX) {
         let mut rng = Rng::new(seed);
-        let body = random_expr(&mut rng, 4, false);
-        let src = format!("fn f(x: f64[4], m: f64[3, 4]) -> f64 {{ {body} }}");
+        let mut lets = Vec::new();
+        let body = random_expr(&mut rng, &mut lets, 4, false);
+        let src = format!("fn f(x: f64[4], m: f64[3, 4]) -> f64 {{ {} {body} }}", lets.join(" "));
         let mut e = engine();
         let args = [v4(), m34()];
         check(&mut e, &src, &src, "x", &args);
