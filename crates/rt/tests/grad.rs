@@ -229,6 +229,9 @@ fn matmul_layout_and_indexing() {
         ("concat", "fn f(x: f64[4], y: f64[2]) -> f64 { sum(sin(concat([x, y * x[0], x], 0)) * cumsum(ones([10]))) }", "x", vec![v4(), tensor(&[2], &[0.5, -0.2])]),
         ("stack", "fn f(x: f64[4], y: f64[4]) -> f64 { sum(sin(stack([x, y], 1)) * [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]) }", "y", vec![v4(), pos4()]),
         ("tril", "fn f(m: f64[3, 4]) -> f64 { sum(sin(tril(m, 1))) }", "m", vec![m34()]),
+        ("diagonal, wide", "fn f(m: f64[3, 4]) -> f64 { sum(sin(diagonal(m)) * [1.0, 2.0, 3.0]) }", "m", vec![m34()]),
+        ("diagonal, tall", "fn f(m: f64[4, 3]) -> f64 { sum(sin(diagonal(m)) * [1.0, 2.0, 3.0]) }", "m", vec![tensor(&[4, 3], &floats(&m34()))]),
+        ("trace", "fn f(m: f64[n, n]) -> f64 { trace(m @ m) }", "m", vec![tensor(&[2, 2], &[0.3, -0.2, 0.7, 1.1])]),
         ("outer", "fn f(u: f64[4], v: f64[k]) -> f64 { sum(sin(outer(u, v))) }", "v", vec![v4(), tensor(&[3], &[0.3, -0.1, 0.8])]),
     ];
     let mut worst = 0.0f64;
