@@ -219,6 +219,8 @@ fn matmul_layout_and_indexing() {
         ("index", "fn f(m: f64[2, 3]) -> f64 { sin(m[1, 2]) + m[0, -1] * m[0, 0] }", "m", vec![m23()]),
         ("index row", "fn f(m: f64[2, 3]) -> f64 { sum(sin(m[1]) * [1.0, 2.0, 3.0]) }", "m", vec![m23()]),
         ("slice", "fn f(m: f64[2, 3]) -> f64 { sum(sin(m[:, 1:]) * [[1.0, 2.0], [3.0, 4.0]]) }", "m", vec![m23()]),
+        ("slice with a step", "fn f(x: f64[4]) -> f64 { sum(sin(x[::2]) * [1.0, 2.0]) + sum(x[::-1] * [1.0, 2.0, 3.0, 4.0] * x) }", "x", vec![v4()]),
+        ("slice with a step, axis 1", "fn f(m: f64[2, 3]) -> f64 { sum(sin(m[1:, 2:0:-2]) * m[:1, ::2]) }", "m", vec![m23()]),
         ("slice two axes", "fn f(m: f64[2, 3]) -> f64 { sum(sin(m[1:, :-1])) + sum(m[0, 1:] * [2.0, 3.0]) }", "m", vec![m23()]),
         ("gather", "fn f(x: f64[4], i: i64[3]) -> f64 { sum(sin(x[i]) * [1.0, 2.0, 3.0]) }", "x", vec![v4(), idx()]),
         ("take axis 1", "fn f(m: f64[2, 3], i: i64[3]) -> f64 { sum(sin(take(m, i, 1)) * [1.0, 2.0, 3.0]) }", "m", vec![m23(), idx()]),

@@ -1,6 +1,6 @@
 //! Derivatives of indexing: the cotangent of a read goes back to the positions read, with
-//! `scatter_add` (an index or a gather; repeated indices add up) or `set_slice` (a range) into
-//! zeros. The forward code slices one axis at a time (`crate::ad`), so a slice here has one
+//! `scatter_add` (an index, a gather or a slice with a step; repeated indices add up) or
+//! `set_slice` (a range) into zeros. The forward code slices one axis at a time (`crate::ad`), so a slice here has one
 //! axis that is not `:`. A `scatter_set` value that loses to a later repeated index still gets
 //! the cotangent of its row.
 
@@ -28,8 +28,22 @@ pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
                     let i = n.args[1].clone();
                     b.op(Op::Scatter { add: true }, vec![zeros, i, ct], xt.ty.clone())
                 }
-                SliceAxis::Range { step: true, .. } => {
-                    return Err("a slice with a step has no derivative yet".into());
+                SliceAxis::Range { step: true, start, stop } => {
+                    // The positions the slice reads, as the same slice of 0, 1, ..., n - 1.
+                    let ones = b.ones_like(&xt, DType::I64);
+                    let rest: Vec<usize> = (1..xt.ty.rank()).collect();
+                    let per_row = b.reduce(ReduceOp::Sum, ones, &rest);
+                    let ones = b.ones_like(&per_row, DType::I64);
+                    let counts = b.op(Op::Scan { prod: false, axis: 0 }, vec![ones.clone()], ones.ty.clone());
+                    let one = b.lit(DType::I64, 1.0);
+                    let iota = b.sub(counts, one);
+                    let mut operands = vec![iota];
+                    operands.extend(n.args[1..].iter().cloned());
+                    let picked = TensorType::new(DType::I64, vec![Dim::Unknown]);
+                    let axis = SliceAxis::Range { start, stop, step: true };
+                    let idx = b.op(Op::Slice(vec![axis]), operands, picked);
+                    let ct = b.transpose(ct, &perm);
+                    b.op(Op::Scatter { add: true }, vec![zeros, idx, ct], xt.ty.clone())
                 }
                 SliceAxis::Range { start, stop, .. } => {
                     let mut bounds = n.args[1..].iter().cloned();
