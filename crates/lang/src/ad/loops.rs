@@ -1,5 +1,5 @@
 //! Reverse mode through a `loop`: the body becomes a function of the state, the counter and
-//! the names it reads (`loop__<f>__<offset>`); the forward code runs it as a `scan` that also
+//! the names it reads (`loop__<f>__<k>` for the `k`th loop of `f`); the forward code runs it as a `scan` that also
 //! stacks the state each step starts from; the backward code is a loop over the steps in
 //! reverse that calls the body's derivative helper with the stacked state and carries the
 //! state's cotangent, adding up the cotangents of the names the body reads.
@@ -50,7 +50,9 @@ impl Tape {
         let mut params: Vec<TParam> = l.state.iter().zip(&tys).map(|(n, t)| TParam { name: n.clone(), ty: t.clone(), span: e.span.clone() }).collect();
         params.push(TParam { name: l.counter.clone(), ty: TensorType::scalar(DType::I64), span: e.span.clone() });
         params.extend(free.iter().map(|(n, v)| TParam { name: n.clone(), ty: v.ty.clone(), span: e.span.clone() }));
-        let name = format!("loop__{}__{}", self.function, e.span.start);
+        // Numbered in order, so differentiating `f` again names the same loop the same way.
+        let name = format!("loop__{}__{}", self.function, self.loops);
+        self.loops += 1;
         self.lifted.push(TFn { name: name.clone(), params, body: l.body.clone(), results: tys.clone(), span: e.span.clone() });
 
         // A scan that runs the body and stacks the state each step starts from.

@@ -40,8 +40,9 @@ pub(crate) struct Tape {
     /// The differentiated function's name and parameters.
     pub(crate) function: String,
     params: Vec<TParam>,
-    /// Loop bodies made functions (see `super::loops`).
+    /// Loop bodies made functions (see `super::loops`), and how many loops were met.
     pub(crate) lifted: Vec<TFn>,
+    pub(crate) loops: usize,
 }
 
 impl Tape {
@@ -54,6 +55,7 @@ impl Tape {
             function: f.name.clone(),
             params: f.params.clone(),
             lifted: Vec::new(),
+            loops: 0,
         };
         for (i, p) in f.params.iter().enumerate() {
             if active_params.contains(&i) {
