@@ -36,8 +36,9 @@ pub(crate) fn scalar_value(dtype: DType, v: f64) -> Value {
 }
 
 impl Builder {
-    pub(crate) fn new(span: Span) -> Self {
-        Builder { lets: Vec::new(), next: 0, span }
+    /// A builder whose names start at `%first` (after those the code already uses).
+    pub(crate) fn new(span: Span, first: usize) -> Self {
+        Builder { lets: Vec::new(), next: first, span }
     }
 
     /// A builder for a loop body inside this code: its names continue this builder's, so
@@ -202,6 +203,12 @@ impl Builder {
     /// `x` reduced over sorted `axes` of `target`, brought back to `target`'s shape: each
     /// reduced axis is put back as a 1 and stretched.
     pub(crate) fn unreduce(&mut self, x: TExpr, axes: &[usize], target: &TExpr) -> TExpr {
+        if x.ty.rank() == 0 {
+            // A scalar stretches to any shape as it is (a 1 stretched into a `?` dim takes
+            // its size from the witness, which compiled code does not do yet).
+            let x = self.like(x, target);
+            return self.retype(x, target.ty.dims.clone());
+        }
         let mut x = x;
         for &a in axes {
             x = self.expand(x, a);

@@ -1,6 +1,6 @@
 //! Reverse mode through a `loop`: the body becomes a function of the state, the counter and
-//! the names it reads (`loop__<f>__<k>` for the `k`th loop of `f`); the forward code runs it as a `scan` that also
-//! stacks the state each step starts from; the backward code is a loop over the steps in
+//! the names it reads (`loop__<f>__<k>` for the `k`th loop of `f`); the forward code runs it
+//! as a `scan` that also stacks the state each step starts from; the backward code is a loop over the steps in
 //! reverse that calls the body's derivative helper with the stacked state and carries the
 //! state's cotangent, adding up the cotangents of the names the body reads.
 
@@ -21,10 +21,19 @@ fn refuse(e: &TExpr, label: &str) -> AdError {
 impl Tape {
     /// The forward code of a loop whose values depend on an active parameter.
     pub(crate) fn active_loop(&mut self, e: &TExpr, l: &TLoop) -> Result<Vec<TExpr>, AdError> {
+        if l.state.iter().any(|n| n.starts_with('%')) {
+            // A loop of derivative code (its names are generated): its reverse mode does not
+            // give the right values yet.
+            return Err(refuse(e, "a derivative taken through this loop cannot be differentiated again"));
+        }
         if l.scan {
+            // The backward code below handles a scan's stacked outputs, but compiled code
+            // gives wrong values for it when the trip count is an argument.
             return Err(refuse(e, "a `scan` on the path from the differentiated parameter has no derivative yet"));
         }
         let m = l.state.len();
+        // A scan's per-step outputs are further results of the body.
+        let out_tys = l.output_types();
         if l.init.len() != m {
             return Err(refuse(e, "its initial state is a call with several results; bind them with `let` first"));
         }
@@ -53,7 +62,8 @@ impl Tape {
         // Numbered in order, so differentiating `f` again names the same loop the same way.
         let name = format!("loop__{}__{}", self.function, self.loops);
         self.loops += 1;
-        self.lifted.push(TFn { name: name.clone(), params, body: l.body.clone(), results: tys.clone(), span: e.span.clone() });
+        let body_tys: Vec<TensorType> = tys.iter().chain(&out_tys).cloned().collect();
+        self.lifted.push(TFn { name: name.clone(), params, body: l.body.clone(), results: body_tys.clone(), span: e.span.clone() });
 
         // A scan that runs the body and stacks the state each step starts from.
         self.b.span = e.span.clone();
@@ -66,9 +76,9 @@ impl Tape {
         args.push(self.b.var(&counter, TensorType::scalar(DType::I64)));
         args.extend(free.iter().map(|(_, v)| v.clone()));
         let mut inner = self.b.nested();
-        let next = call(&mut inner, &name, args, &tys);
+        let next = call(&mut inner, &name, args, &body_tys);
         self.b.resume(&inner);
-        let mut results_tys = tys.clone();
+        let mut results_tys = l.results.clone();
         results_tys.extend(tys.iter().map(|t| {
             let mut dims = vec![Dim::Unknown];
             dims.extend(t.dims.iter().cloned());
@@ -85,15 +95,17 @@ impl Tape {
             results: results_tys.clone(),
         };
         let outs = self.b.bind_multi(TExpr::new(TExprKind::Loop(Box::new(scan)), results_tys[0].clone(), e.span.clone()));
-        let (finals, stacked) = (outs[..m].to_vec(), outs[m..].to_vec());
+        let q = out_tys.len();
+        let (finals, outputs, stacked) = (outs[..m].to_vec(), outs[m..m + q].to_vec(), outs[m + q..].to_vec());
         let free: Vec<TExpr> = free.into_iter().map(|(_, v)| v).collect();
         if init.iter().chain(&free).any(|x| self.is_active(x)) {
-            for f in finals.iter().filter(|f| f.ty.dtype.is_float()) {
+            for f in finals.iter().chain(&outputs).filter(|f| f.ty.dtype.is_float()) {
                 self.active.insert(name_of(f).to_string());
             }
-            self.steps.push(Step::Loop { body: name, init, free, start, stop, finals: finals.clone(), stacked, span: e.span.clone() });
+            let (finals, outputs) = (finals.clone(), outputs.clone());
+            self.steps.push(Step::Loop { body: name, init, free, start, stop, finals, outputs, stacked, span: e.span.clone() });
         }
-        Ok(finals)
+        Ok(finals.into_iter().chain(outputs).collect())
     }
 }
 
@@ -126,6 +138,7 @@ pub(crate) fn backward(
     start: &TExpr,
     stop: &TExpr,
     finals: &[TExpr],
+    outputs: &[TExpr],
     stacked: &[TExpr],
     out_cts: Vec<Option<TExpr>>,
 ) -> Result<Vec<(TExpr, TExpr)>, AdError> {
@@ -147,6 +160,15 @@ pub(crate) fn backward(
     for &j in &active_free {
         carried_init.push(b.zeros_like(&free[j]));
     }
+    // The cotangents of a scan's stacked outputs, read a step at a time.
+    let output_cts: Vec<TExpr> = outputs
+        .iter()
+        .zip(&out_cts[m..])
+        .map(|(o, ct)| match ct {
+            Some(ct) => ct.clone(),
+            None => b.zeros_like(o),
+        })
+        .collect();
     let carried: Vec<TExpr> = carried_init.iter().map(|c| {
         let n = b.fresh();
         b.var(&n, c.ty.clone())
@@ -160,13 +182,13 @@ pub(crate) fn backward(
     let jv = inner.var(&j, TensorType::scalar(DType::I64));
     let i = inner.sub(last, jv);
     let at = inner.sub(i.clone(), start.clone());
-    let mut args = Vec::new();
-    for s in stacked {
+    let step = |inner: &mut Builder, s: &TExpr| {
         let mut axes = vec![SliceAxis::Full; s.ty.rank()];
         axes[0] = SliceAxis::Index;
         let ty = TensorType::new(s.ty.dtype, s.ty.dims[1..].to_vec());
-        args.push(inner.op(Op::Slice(axes), vec![s.clone(), at.clone()], ty));
-    }
+        inner.op(Op::Slice(axes), vec![s.clone(), at.clone()], ty)
+    };
+    let mut args: Vec<TExpr> = stacked.iter().map(|s| step(&mut inner, s)).collect();
     let states = args.clone();
     args.push(i);
     args.extend(free.iter().cloned());
@@ -175,6 +197,9 @@ pub(crate) fn backward(
             Some(p) => carried[p].clone(),
             None => inner.zeros_like(&states[k]),
         });
+    }
+    for ct in &output_cts {
+        args.push(step(&mut inner, ct));
     }
     let tys: Vec<TensorType> = active.iter().map(|&p| if p < m { finals[p].ty.clone() } else { free[p - m - 1].ty.clone() }).collect();
     let grads = call(&mut inner, &helper, args, &tys);

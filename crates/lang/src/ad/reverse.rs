@@ -71,13 +71,13 @@ pub(crate) fn derive(d: &mut Derivs, f: &TFn, active: &[usize], seeds: Seeds) ->
                     accumulate(&mut tape.b, &mut cts, &a, g);
                 }
             }
-            Step::Loop { body, init, free, start, stop, finals, stacked, span } => {
-                let out_cts: Vec<Option<TExpr>> = finals.iter().map(|o| cts.remove(name(o))).collect();
+            Step::Loop { body, init, free, start, stop, finals, outputs, stacked, span } => {
+                let out_cts: Vec<Option<TExpr>> = finals.iter().chain(outputs).map(|o| cts.remove(name(o))).collect();
                 if out_cts.iter().all(Option::is_none) {
                     continue;
                 }
                 tape.b.span = span.clone();
-                let grads = super::loops::backward(d, &mut tape, body, init, free, start, stop, finals, stacked, out_cts)?;
+                let grads = super::loops::backward(d, &mut tape, body, init, free, start, stop, finals, outputs, stacked, out_cts)?;
                 for (a, g) in grads {
                     if tape.is_active(&a) {
                         accumulate(&mut tape.b, &mut cts, &a, g);

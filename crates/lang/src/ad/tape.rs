@@ -17,7 +17,7 @@ pub(crate) enum Step {
     Op { op: Op, args: Vec<TExpr>, out: TExpr, span: Span },
     /// `outs = f(args)`, one result or several.
     Call { function: String, args: Vec<TExpr>, outs: Vec<TExpr>, span: Span },
-    /// A `loop` whose body is the function `body` (see `super::loops`).
+    /// A `loop` or `scan` whose body is the function `body` (see `super::loops`).
     Loop {
         body: String,
         init: Vec<TExpr>,
@@ -25,6 +25,7 @@ pub(crate) enum Step {
         start: TExpr,
         stop: TExpr,
         finals: Vec<TExpr>,
+        outputs: Vec<TExpr>,
         stacked: Vec<TExpr>,
         span: Span,
     },
@@ -48,7 +49,7 @@ pub(crate) struct Tape {
 impl Tape {
     pub(crate) fn new(f: &TFn, active_params: &[usize]) -> Tape {
         let mut tape = Tape {
-            b: Builder::new(f.span.clone()),
+            b: Builder::new(f.span.clone(), first_free_name(f)),
             steps: Vec::new(),
             active: HashSet::new(),
             env: HashMap::new(),
@@ -242,6 +243,38 @@ impl Tape {
         }
         Ok(self.bind_multi(e.clone()))
     }
+}
+
+/// The first `N` such that no name `%N` or above appears in `f` (derivative code may be
+/// differentiated again, and its new names must not shadow the old).
+fn first_free_name(f: &TFn) -> usize {
+    fn number(name: &str) -> usize {
+        name.strip_prefix('%').and_then(|n| n.parse::<usize>().ok()).map_or(0, |n| n + 1)
+    }
+    fn block(b: &TBlock, top: &mut usize) {
+        for l in &b.lets {
+            for n in l.names() {
+                *top = (*top).max(number(n));
+            }
+            expr(&l.value, top);
+        }
+        b.results.iter().for_each(|r| expr(r, top));
+    }
+    fn expr(e: &TExpr, top: &mut usize) {
+        if let TExprKind::Loop(l) = &e.kind {
+            for n in l.state.iter().chain(std::iter::once(&l.counter)) {
+                *top = (*top).max(number(n));
+            }
+            block(&l.body, top);
+        }
+        if let TExprKind::Var(n) = &e.kind {
+            *top = (*top).max(number(n));
+        }
+        e.children().into_iter().for_each(|c| expr(c, top));
+    }
+    let mut top = f.params.iter().map(|p| number(&p.name)).max().unwrap_or(0);
+    block(&f.body, &mut top);
+    top
 }
 
 /// Every name `e` reads (a superset of its free names).
