@@ -50,6 +50,17 @@ x = A([[[1.0, -2.0], [3.0, 0.5], [0.0, 4.0]], [[-1.0, -1.0], [2.0, 2.0], [0.5, -
 def lse(x):
     m = x.max(1); return m + np.log(np.exp(x - m[:, None]).sum(1))
 P("batch_reduction", x.mean(1), x.max(1), lse(x.mean(1)), lse(A([[1000.0, 1000.0], [-1000.0, 0.0]])), np.sqrt((x*x).sum((1, 2))), x.sum((0, 1)))
+# train_logreg: the same gradient descent, with the gradient written out by hand
+i = np.arange(400.0)
+x = np.stack([2.0 * np.sin(0.37 * i), np.cos(0.91 * i) + 0.5 * np.sin(0.13 * i)], 1)
+y = ((x @ A([1.5, -2.0]) + 0.3 + 0.8 * np.sin(7.1 * i)) > 0.0).astype(float)
+w = np.zeros(2); b = 0.0
+sig = lambda z: 1.0 / (1.0 + np.exp(-z))
+for _ in range(300):
+    r = (sig(x @ w + b) - y) / len(y)
+    w, b = w - 0.5 * (x.T @ r), b - 0.5 * np.sum(r)
+z = x @ w + b
+P("train_logreg", w, A([b]), A([np.mean(np.logaddexp(0.0, z) - y * z)]), A([np.mean(((z > 0) == (y > 0.5)).astype(float))]))
 import sys
 for k, v in out.items():
     open(f"{sys.argv[1]}/{k}.out", "w").write("\n".join(v) + "\n")

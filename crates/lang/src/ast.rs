@@ -16,7 +16,7 @@
 //! ```
 //! Binary precedence, loosest first: comparisons (non-associative), `+ -`, `* / @`,
 //! unary `-`, `**` (right-associative, binds tighter than unary minus as in Python),
-//! postfix `.T`, indexing `x[..]` and calls.
+//! postfix `.T`, indexing `x[..]` and calls (a call may be called again: `grad(f, w)(x)`).
 //!
 //! ```text
 //! index    := postfix "[" item ("," item)* "]"
@@ -171,6 +171,9 @@ pub enum ExprKind {
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// A call of a user function or a builtin (resolved by the checker).
     Call(Ident, Vec<Expr>),
+    /// `grad(f, w)(args)`: a call of the function a call gives (the callee is a `Call`;
+    /// only `grad` and `value_and_grad` give functions).
+    Apply(Box<Expr>, Vec<Expr>),
     /// `x.T`: reverses the axes.
     Transpose(Box<Expr>),
     /// `expr : type`, giving a literal its dtype/shape or asserting a type.

@@ -30,6 +30,9 @@ pub enum ErrorKind {
     Duplicate,
     /// A check the program could only make when it ran failed (a `?` dim that did not match).
     Runtime,
+    /// `grad` of a function that cannot be differentiated with respect to the named
+    /// parameter (an integer parameter, a non-scalar result, an op with no derivative).
+    Gradient,
 }
 
 impl ErrorKind {
@@ -46,6 +49,7 @@ impl ErrorKind {
             ErrorKind::Mismatch => "E0009",
             ErrorKind::Duplicate => "E0010",
             ErrorKind::Runtime => "E0011",
+            ErrorKind::Gradient => "E0012",
         }
     }
 }

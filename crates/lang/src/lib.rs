@@ -1,6 +1,7 @@
 //! The ptl frontend: source text to a typed program (lexer, parser, checker, diagnostics,
 //! pretty-printer) and the values programs compute on.
 
+mod ad;
 pub mod ast;
 pub mod check;
 pub mod diag;

@@ -119,6 +119,7 @@ impl Checker {
                 }
             }
             ExprKind::Call(name, args) => self.call(sc, name, args, span, allow_multi),
+            ExprKind::Apply(callee, args) => self.apply(sc, callee, args, span, allow_multi),
             ExprKind::Index(x, items) => self.index(sc, x, items, span),
             ExprKind::Transpose(x) => {
                 let t = self.expr(sc, x)?;
@@ -375,7 +376,7 @@ impl Checker {
         }
     }
 
-    fn call(
+    pub(crate) fn call(
         &mut self,
         sc: &Scope,
         name: &Ident,
@@ -385,6 +386,10 @@ impl Checker {
     ) -> Option<Typed> {
         if let Some(b) = Builtin::from_name(&name.name) {
             return self.builtin(sc, b, name, args, span, allow_multi);
+        }
+        if let Some(d) = super::grad::unapplied(name, self.sigs.contains_key(&name.name)) {
+            self.report(d);
+            return None;
         }
         let Some(sig) = self.sigs.get(&name.name).cloned() else {
             let mut d = Diagnostic::new(

@@ -18,6 +18,15 @@ fn calls(e: &Expr, out: &mut Vec<(String, Span)>) {
             out.push((name.name.clone(), name.span.clone()));
             args.iter().for_each(|a| calls(a, out));
         }
+        ExprKind::Apply(callee, args) => {
+            // `grad(f, w)(..)` needs `f` checked first.
+            if let ExprKind::Call(_, spec) = &callee.kind
+                && let Some(Expr { kind: ExprKind::Var(f), span }) = spec.first()
+            {
+                out.push((f.clone(), span.clone()));
+            }
+            args.iter().for_each(|a| calls(a, out));
+        }
         ExprKind::Array(xs) | ExprKind::Tuple(xs) => xs.iter().for_each(|a| calls(a, out)),
         ExprKind::Unary(_, x) | ExprKind::Transpose(x) | ExprKind::Ascribe(x, _) => calls(x, out),
         ExprKind::Binary(_, a, b) => {
@@ -103,12 +112,11 @@ impl Checker {
             })
             .flatten()
             .collect();
-        let mut typed_fns: HashMap<String, TFn> = HashMap::new();
         for i in self.call_order(&defs) {
             let f = defs[i];
             let decl = declared.get(&f.name.name).cloned().flatten();
             if let Some(tf) = self.function(f, decl, &globals) {
-                typed_fns.insert(tf.name.clone(), tf);
+                self.typed_fns.insert(tf.name.clone(), tf);
             }
         }
 
@@ -132,10 +140,12 @@ impl Checker {
                 }
             }
         }
-        let fns = defs
+        let mut fns: Vec<TFn> = defs
             .iter()
-            .filter_map(|f| typed_fns.remove(&f.name.name))
+            .filter_map(|f| self.typed_fns.remove(&f.name.name))
             .collect();
+        // Generated derivatives follow the functions they differentiate.
+        fns.extend(self.generated.iter().filter_map(|n| self.typed_fns.remove(n)));
         TProgram { fns, top }
     }
 

@@ -13,8 +13,9 @@ mod env;
 mod expr;
 mod items;
 mod literal;
+mod grad;
 mod loops;
-mod ops;
+pub(crate) mod ops;
 
 use std::collections::{HashMap, HashSet};
 
@@ -82,6 +83,10 @@ pub(crate) struct Checker {
     pub(crate) sigs: HashMap<String, FnSig>,
     /// Call sites (spans of the callee name) already reported as recursive.
     pub(crate) recursive_calls: HashSet<(usize, usize)>,
+    /// Every function checked so far (user functions and generated derivatives).
+    pub(crate) typed_fns: HashMap<String, crate::typed::TFn>,
+    /// The generated derivative functions, in the order they were made.
+    pub(crate) generated: Vec<String>,
 }
 
 impl Checker {

@@ -216,12 +216,15 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
                 others,
                 |span| vec![error_expr(span)],
             )));
-        let name_or_call = ident()
-            .then(call_args.or_not())
-            .map(|(name, args)| match args {
-                Some(args) => ExprKind::Call(name, args),
-                None => ExprKind::Var(name.name),
-            });
+        // `f(a)(b)`: the second list calls the function the first call gives.
+        let call = ident()
+            .then(call_args.clone())
+            .map_with(|(name, args), e| Expr { kind: ExprKind::Call(name, args), span: range(e.span()) });
+        let applied = call.then(call_args.clone().or_not()).map(|(inner, more)| match more {
+            Some(more) => ExprKind::Apply(Box::new(inner), more),
+            None => inner.kind,
+        });
+        let name_or_call = choice((applied, ident().map(|name| ExprKind::Var(name.name))));
 
         let literal = select! {
             Token::Int(n) => ExprKind::Int(n),

@@ -213,6 +213,12 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             write_list(out, args);
             out.push(')');
         }
+        ExprKind::Apply(f, args) => {
+            write_expr(out, f, POSTFIX);
+            out.push('(');
+            write_list(out, args);
+            out.push(')');
+        }
         ExprKind::Unary(UnOp::Neg, x) => {
             out.push('-');
             write_expr(out, x, UNARY);

@@ -106,6 +106,7 @@ fn expr(e: &Expr) -> Expr {
         ExprKind::Unary(op, x) => ExprKind::Unary(*op, boxed(x)),
         ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, boxed(a), boxed(b)),
         ExprKind::Call(f, args) => ExprKind::Call(ident(f), args.iter().map(expr).collect()),
+        ExprKind::Apply(f, args) => ExprKind::Apply(boxed(f), args.iter().map(expr).collect()),
         ExprKind::Transpose(x) => ExprKind::Transpose(boxed(x)),
         ExprKind::Ascribe(x, t) => ExprKind::Ascribe(boxed(x), ty(t)),
         ExprKind::Index(x, items) => ExprKind::Index(boxed(x), items.iter().map(index_item).collect()),

@@ -14,6 +14,7 @@ mod matrix;
 mod reductions;
 mod scans;
 mod split;
+pub(crate) mod vjp;
 
 use crate::ast::{Expr, ExprKind, Ident};
 use crate::check::env::Scope;

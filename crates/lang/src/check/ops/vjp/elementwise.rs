@@ -1,0 +1,255 @@
+//! Derivatives of the elementwise ops. Subgradients: `abs` and `sign` have derivative `sign(x)`
+//! and 0 (0 at 0); `maximum`/`minimum` (and so `clip`) send the whole cotangent to the first
+//! operand where the operands tie; the rounding ops, comparisons and logical ops have
+//! derivative 0. `gammaln`'s derivative is `digamma`; `digamma`'s own (trigamma) is not in the
+//! language, so differentiating `digamma` is an error.
+
+use std::f64::consts::{LN_2, LN_10, PI};
+
+use super::{Grads, Node};
+use crate::ad::build::Builder;
+use crate::ops::{BinaryOp, Op, UnaryOp};
+use crate::typed::TExpr;
+
+pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
+    match op {
+        Op::Unary(u) => Ok(vec![unary(*u, b, n.x().clone(), n.out.clone(), ct)?]),
+        Op::Binary(o) => binary(*o, b, n, ct),
+        Op::Select => {
+            let c = n.args[0].clone();
+            let ga = n.active[1].then(|| b.keep(c.clone(), ct.clone()));
+            let gb = if n.active[2] {
+                let nc = b.un(UnaryOp::LogicalNot, c);
+                Some(b.keep(nc, ct))
+            } else {
+                None
+            };
+            Ok(vec![None, ga, gb])
+        }
+        Op::Cast => {
+            let x = n.x();
+            let flows = x.ty.dtype.is_float() && n.out.ty.dtype.is_float();
+            Ok(vec![flows.then(|| b.cast(ct, x.ty.dtype))])
+        }
+        _ => Err(format!("`{}` has no derivative yet", op.name())),
+    }
+}
+
+/// `ct * d/dx u(x)`, where `y = u(x)`.
+fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<Option<TExpr>, String> {
+    use UnaryOp::*;
+    let one = b.lit(x.ty.dtype, 1.0);
+    let g = match u {
+        Neg => b.neg(ct),
+        Exp => b.mul(ct, y),
+        Log => b.div(ct, x),
+        Log1p => {
+            let d = b.add(x, one.clone());
+            b.div(ct, d)
+        }
+        Sqrt => {
+            let d = b.scale(y, 2.0);
+            b.div(ct, d)
+        }
+        Tanh => {
+            let y2 = b.mul(y.clone(), y);
+            let d = b.sub(one.clone(), y2);
+            b.mul(ct, d)
+        }
+        Abs => {
+            let s = b.un(Sign, x);
+            b.mul(ct, s)
+        }
+        Sigmoid => {
+            let c = b.sub(one.clone(), y.clone());
+            let d = b.mul(y, c);
+            b.mul(ct, d)
+        }
+        Sin => {
+            let d = b.un(Cos, x);
+            b.mul(ct, d)
+        }
+        Cos => {
+            let s = b.un(Sin, x);
+            let d = b.neg(s);
+            b.mul(ct, d)
+        }
+        Tan => {
+            let y2 = b.mul(y.clone(), y);
+            let d = b.add(one.clone(), y2);
+            b.mul(ct, d)
+        }
+        Arcsin | Arccos => {
+            let x2 = b.mul(x.clone(), x);
+            let r = b.sub(one.clone(), x2);
+            let r = b.un(Sqrt, r);
+            let g = b.div(ct, r);
+            if u == Arccos { b.neg(g) } else { g }
+        }
+        Arctan => {
+            let x2 = b.mul(x.clone(), x);
+            let d = b.add(one.clone(), x2);
+            b.div(ct, d)
+        }
+        Sinh => {
+            let d = b.un(Cosh, x);
+            b.mul(ct, d)
+        }
+        Cosh => {
+            let d = b.un(Sinh, x);
+            b.mul(ct, d)
+        }
+        Arcsinh | Arccosh => {
+            let x2 = b.mul(x.clone(), x);
+            let r = if u == Arcsinh { b.add(x2, one.clone()) } else { b.sub(x2, one.clone()) };
+            let r = b.un(Sqrt, r);
+            b.div(ct, r)
+        }
+        Arctanh => {
+            let x2 = b.mul(x.clone(), x);
+            let d = b.sub(one.clone(), x2);
+            b.div(ct, d)
+        }
+        Exp2 => {
+            let d = b.scale(y, LN_2);
+            b.mul(ct, d)
+        }
+        Expm1 => {
+            let d = b.add(y, one.clone());
+            b.mul(ct, d)
+        }
+        Log2 | Log10 => {
+            let d = b.scale(x, if u == Log2 { LN_2 } else { LN_10 });
+            b.div(ct, d)
+        }
+        Cbrt => {
+            let y2 = b.mul(y.clone(), y);
+            let d = b.scale(y2, 3.0);
+            b.div(ct, d)
+        }
+        Square => {
+            let d = b.scale(x, 2.0);
+            b.mul(ct, d)
+        }
+        Reciprocal => {
+            let y2 = b.mul(y.clone(), y);
+            let d = b.neg(y2);
+            b.mul(ct, d)
+        }
+        Erf | Erfc => {
+            let x2 = b.mul(x.clone(), x);
+            let e = b.neg(x2);
+            let e = b.un(Exp, e);
+            let c = if u == Erf { 2.0 } else { -2.0 } / PI.sqrt();
+            let d = b.scale(e, c);
+            b.mul(ct, d)
+        }
+        Log1mexp => {
+            // d/dx log(1 - e^x) = -1 / expm1(-x)
+            let m = b.neg(x);
+            let d = b.un(Expm1, m);
+            let g = b.div(ct, d);
+            b.neg(g)
+        }
+        Softplus => {
+            let d = b.un(Sigmoid, x);
+            b.mul(ct, d)
+        }
+        Sign | Floor | Ceil | Round | Trunc => return Ok(None),
+        Isnan | Isinf | Isfinite | LogicalNot => return Ok(None),
+        Gammaln => {
+            let d = b.un(Digamma, x);
+            b.mul(ct, d)
+        }
+        Erfinv => {
+            // d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)^2)
+            let y2 = b.mul(y.clone(), y);
+            let e = b.un(Exp, y2);
+            let d = b.scale(e, PI.sqrt() / 2.0);
+            b.mul(ct, d)
+        }
+        Digamma => {
+            return Err("`digamma` has no derivative: it needs the trigamma function, which ptl does not have".into());
+        }
+    };
+    Ok(Some(g))
+}
+
+fn binary(o: BinaryOp, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
+    use BinaryOp::*;
+    let (x, y, out) = (n.args[0].clone(), n.args[1].clone(), n.out.clone());
+    let (ax, ay) = (n.active[0], n.active[1]);
+    let (gx, gy) = match o {
+        Add => (Some(ct.clone()), Some(ct)),
+        Sub => (Some(ct.clone()), ay.then(|| b.neg(ct))),
+        Mul => (ax.then(|| b.mul(ct.clone(), y.clone())), ay.then(|| b.mul(ct, x))),
+        Div => {
+            let gx = b.div(ct.clone(), y.clone());
+            let gy = ay.then(|| {
+                let q = b.mul(gx.clone(), out);
+                b.neg(q)
+            });
+            (Some(gx), gy)
+        }
+        Pow => {
+            let gx = ax.then(|| {
+                let one = b.lit(y.ty.dtype, 1.0);
+                let e = b.sub(y.clone(), one);
+                let p = b.bin(Pow, x.clone(), e);
+                let d = b.mul(y.clone(), p);
+                b.mul(ct.clone(), d)
+            });
+            let gy = ay.then(|| {
+                let l = b.un(UnaryOp::Log, x);
+                let d = b.mul(out, l);
+                b.mul(ct, d)
+            });
+            (gx, gy)
+        }
+        Maximum | Minimum => {
+            let first = b.bin(if o == Maximum { Ge } else { Le }, x, y);
+            let gx = ax.then(|| b.keep(first.clone(), ct.clone()));
+            let gy = ay.then(|| {
+                let second = b.un(UnaryOp::LogicalNot, first);
+                b.keep(second, ct)
+            });
+            (gx, gy)
+        }
+        Arctan2 => {
+            // out = atan2(x, y): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
+            let x2 = b.mul(x.clone(), x.clone());
+            let y2 = b.mul(y.clone(), y.clone());
+            let r = b.add(x2, y2);
+            let s = b.div(ct, r);
+            let gx = ax.then(|| b.mul(s.clone(), y));
+            let gy = ay.then(|| {
+                let t = b.mul(s, x);
+                b.neg(t)
+            });
+            (gx, gy)
+        }
+        Mod => {
+            let gy = ay.then(|| {
+                let q = b.bin(FloorDivide, x, y);
+                let t = b.mul(ct.clone(), q);
+                b.neg(t)
+            });
+            (Some(ct), gy)
+        }
+        Logaddexp => {
+            let gx = ax.then(|| {
+                let d = b.sub(x, out.clone());
+                let e = b.un(UnaryOp::Exp, d);
+                b.mul(ct.clone(), e)
+            });
+            let gy = ay.then(|| {
+                let d = b.sub(y, out);
+                let e = b.un(UnaryOp::Exp, d);
+                b.mul(ct, e)
+            });
+            (gx, gy)
+        }
+        FloorDivide | Lt | Le | Gt | Ge | Eq | Ne | LogicalAnd | LogicalOr | LogicalXor => (None, None),
+    };
+    Ok(vec![gx, gy])
+}
