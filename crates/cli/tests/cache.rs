@@ -10,7 +10,10 @@ use assert_cmd::cargo::CommandCargoExt;
 
 /// A program no earlier run has compiled (its constant differs per run of this test).
 fn fresh_program(dir: &Path) -> (std::path::PathBuf, String) {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).expect("clock").subsec_nanos();
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .subsec_nanos();
     let k = i64::from(nanos % 1000);
     let file = dir.join("prog.ptl");
     std::fs::write(&file, format!("print sum([1, 2, 3]) + {k};\n")).expect("write program");
@@ -24,7 +27,11 @@ fn ptl(cache: &Path) -> Command {
 }
 
 fn mode(path: &Path) -> u32 {
-    std::fs::metadata(path).expect("metadata").permissions().mode() & 0o777
+    std::fs::metadata(path)
+        .expect("metadata")
+        .permissions()
+        .mode()
+        & 0o777
 }
 
 fn names(dir: &Path) -> Vec<String> {
@@ -66,11 +73,17 @@ fn six_processes_compiling_one_program_share_a_private_cache() {
     assert!(!entries.is_empty());
     assert!(entries.iter().all(|n| n.ends_with(".vmfb")), "{entries:?}");
     // The entries load: a later run must not rewrite them.
-    let before: Vec<_> = entries.iter().map(|n| std::fs::read(cache.join(n)).expect("entry")).collect();
+    let before: Vec<_> = entries
+        .iter()
+        .map(|n| std::fs::read(cache.join(n)).expect("entry"))
+        .collect();
     let out = ptl(&cache).arg("run").arg(&prog).output().expect("ptl");
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
     assert_eq!(names(&cache), entries);
-    let after: Vec<_> = entries.iter().map(|n| std::fs::read(cache.join(n)).expect("entry")).collect();
+    let after: Vec<_> = entries
+        .iter()
+        .map(|n| std::fs::read(cache.join(n)).expect("entry"))
+        .collect();
     assert!(before == after);
 }
 
@@ -81,7 +94,8 @@ fn a_cache_folder_others_can_write_is_not_used() {
     let cache = tmp.path().join("shared");
     std::fs::create_dir(&cache).expect("cache folder");
     for shared_mode in [0o770, 0o707] {
-        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(shared_mode)).expect("chmod");
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(shared_mode))
+            .expect("chmod");
         let out = ptl(&cache).arg("run").arg(&prog).output().expect("ptl");
         assert!(out.status.success());
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected);

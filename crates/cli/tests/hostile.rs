@@ -22,9 +22,12 @@ fn g(x: i32[?]) -> i32[?] {
 
 fn ptl() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ptl"));
-    c.env("PTL_CACHE_DIR", PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptl-hostile-cache"))
-        .env("NO_COLOR", "1")
-        .timeout(Duration::from_secs(120));
+    c.env(
+        "PTL_CACHE_DIR",
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptl-hostile-cache"),
+    )
+    .env("NO_COLOR", "1")
+    .timeout(Duration::from_secs(120));
     c
 }
 
@@ -47,7 +50,13 @@ fn npy_bytes(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
 fn f64s(values: &[f64], big: bool) -> Vec<u8> {
     values
         .iter()
-        .flat_map(|v| if big { v.to_be_bytes() } else { v.to_le_bytes() })
+        .flat_map(|v| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        })
         .collect()
 }
 
@@ -86,7 +95,10 @@ impl Case {
             .failure()
             .code(1)
             .stdout("")
-            .stderr(format!("error: argument `x`: {} {message}\n", file.display()));
+            .stderr(format!(
+                "error: argument `x`: {} {message}\n",
+                file.display()
+            ));
     }
 
     /// Runs `f` with `--out` and returns what it wrote.
@@ -112,7 +124,10 @@ fn two_by_three() -> ArrayD<f64> {
 #[test]
 fn npy_shape_larger_than_the_file_is_refused_before_allocating() {
     let c = Case::new();
-    let file = c.file("huge.npy", &npy_bytes("<f8", false, "(1000000000000, 1000000)", &[0; 64]));
+    let file = c.file(
+        "huge.npy",
+        &npy_bytes("<f8", false, "(1000000000000, 1000000)", &[0; 64]),
+    );
     c.fails(
         "f",
         &file,
@@ -124,9 +139,19 @@ fn npy_shape_larger_than_the_file_is_refused_before_allocating() {
 #[test]
 fn npy_shape_whose_size_overflows_is_refused() {
     let c = Case::new();
-    let file = c.file("overflow.npy", &npy_bytes("<f8", false, "(4294967296, 4294967296)", &[]));
-    c.fails("f", &file, "declares shape [4294967296, 4294967296], whose size overflows");
-    let file = c.file("dims.npy", &npy_bytes("<f8", false, "(100000000000000000000000, 1)", &[]));
+    let file = c.file(
+        "overflow.npy",
+        &npy_bytes("<f8", false, "(4294967296, 4294967296)", &[]),
+    );
+    c.fails(
+        "f",
+        &file,
+        "declares shape [4294967296, 4294967296], whose size overflows",
+    );
+    let file = c.file(
+        "dims.npy",
+        &npy_bytes("<f8", false, "(100000000000000000000000, 1)", &[]),
+    );
     c.run("f", &file)
         .failure()
         .code(1)
@@ -141,13 +166,21 @@ fn npy_shape_whose_size_overflows_is_refused() {
 fn npy_with_bytes_after_the_data_is_refused() {
     let c = Case::new();
     let file = c.file("extra.npy", &npy_bytes("<f8", false, "(1, 1)", &[0; 16]));
-    c.fails("f", &file, "has 8 unexpected bytes after the data of its <f8 array of shape [1, 1]");
+    c.fails(
+        "f",
+        &file,
+        "has 8 unexpected bytes after the data of its <f8 array of shape [1, 1]",
+    );
 }
 
 #[test]
 fn npy_with_unsupported_dtypes_is_refused() {
     let c = Case::new();
-    for (name, descr) in [("complex.npy", "<c16"), ("object.npy", "|O"), ("text.npy", "<U3")] {
+    for (name, descr) in [
+        ("complex.npy", "<c16"),
+        ("object.npy", "|O"),
+        ("text.npy", "<U3"),
+    ] {
         let file = c.file(name, &npy_bytes(descr, false, "(1, 1)", &[0; 16]));
         c.fails(
             "f",
@@ -164,7 +197,10 @@ fn npy_with_unsupported_dtypes_is_refused() {
 fn npy_in_fortran_order_is_read_in_its_order() {
     let c = Case::new();
     let column_major = f64s(&[1.0, 4.0, 2.0, 5.0, 3.0, 6.0], false);
-    let file = c.file("fortran.npy", &npy_bytes("<f8", true, "(2, 3)", &column_major));
+    let file = c.file(
+        "fortran.npy",
+        &npy_bytes("<f8", true, "(2, 3)", &column_major),
+    );
     assert_eq!(c.result(&file), two_by_three());
 }
 
@@ -173,10 +209,18 @@ fn npy_big_endian_is_read_correctly() {
     let c = Case::new();
     let file = c.file(
         "big.npy",
-        &npy_bytes(">f8", false, "(2, 3)", &f64s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], true)),
+        &npy_bytes(
+            ">f8",
+            false,
+            "(2, 3)",
+            &f64s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], true),
+        ),
     );
     assert_eq!(c.result(&file), two_by_three());
-    let ints: Vec<u8> = [7i32, -2, 65536].iter().flat_map(|v| v.to_be_bytes()).collect();
+    let ints: Vec<u8> = [7i32, -2, 65536]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
     let file = c.file("big_i4.npy", &npy_bytes(">i4", false, "(3,)", &ints));
     c.run("g", &file).success().stdout("[    7    -2 65536]\n");
 }
@@ -186,18 +230,34 @@ fn npy_truncated_header_is_refused() {
     let c = Case::new();
     let whole = npy_bytes("<f8", false, "(1, 1)", &[0; 8]);
     let file = c.file("cut.npy", &whole[..30]);
-    c.fails("f", &file, "is truncated: its header claims 118 bytes but the file holds 20");
+    c.fails(
+        "f",
+        &file,
+        "is truncated: its header claims 118 bytes but the file holds 20",
+    );
     let file = c.file("magic.npy", b"\x93NUMP");
-    c.fails("f", &file, "is not a valid .npy file (it does not start with the .npy magic string)");
+    c.fails(
+        "f",
+        &file,
+        "is not a valid .npy file (it does not start with the .npy magic string)",
+    );
     let file = c.file("text.npy", b"1.0, 2.0\n");
-    c.fails("f", &file, "is not a valid .npy file (it does not start with the .npy magic string)");
+    c.fails(
+        "f",
+        &file,
+        "is not a valid .npy file (it does not start with the .npy magic string)",
+    );
 }
 
 #[test]
 fn npy_bool_bytes_other_than_0_and_1_are_refused() {
     let c = Case::new();
     let file = c.file("bools.npy", &npy_bytes("|b1", false, "(1, 3)", &[1, 0, 2]));
-    c.fails("f", &file, "holds the byte 2 at bool element 2; a bool must be 0 or 1");
+    c.fails(
+        "f",
+        &file,
+        "holds the byte 2 at bool element 2; a bool must be 0 or 1",
+    );
 }
 
 /// A `.npz` archive (uncompressed, as `numpy.savez` writes) of these members.
@@ -214,8 +274,16 @@ fn npz_bytes(members: &[(&str, Vec<u8>)], method: zip::CompressionMethod) -> Vec
 #[test]
 fn npz_with_one_array_is_read() {
     let c = Case::new();
-    let member = npy_bytes("<f8", false, "(2, 3)", &f64s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], false));
-    let file = c.file("one.npz", &npz_bytes(&[("arr_0.npy", member)], zip::CompressionMethod::Stored));
+    let member = npy_bytes(
+        "<f8",
+        false,
+        "(2, 3)",
+        &f64s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], false),
+    );
+    let file = c.file(
+        "one.npz",
+        &npz_bytes(&[("arr_0.npy", member)], zip::CompressionMethod::Stored),
+    );
     assert_eq!(c.result(&file), two_by_three());
 }
 
@@ -224,7 +292,10 @@ fn npz_with_several_arrays_names_them() {
     let c = Case::new();
     let a = npy_bytes("<f8", false, "(1, 1)", &[0; 8]);
     let members = [("b.npy", a.clone()), ("a.npy", a)];
-    let file = c.file("two.npz", &npz_bytes(&members, zip::CompressionMethod::Stored));
+    let file = c.file(
+        "two.npz",
+        &npz_bytes(&members, zip::CompressionMethod::Stored),
+    );
     c.fails(
         "f",
         &file,
@@ -237,7 +308,10 @@ fn npz_with_several_arrays_names_them() {
 fn npz_member_that_lies_is_refused_with_its_name() {
     let c = Case::new();
     let member = npy_bytes("<f8", false, "(1000000000000, 1000000)", &[0; 64]);
-    let file = c.file("lie.npz", &npz_bytes(&[("x.npy", member)], zip::CompressionMethod::Stored));
+    let file = c.file(
+        "lie.npz",
+        &npz_bytes(&[("x.npy", member)], zip::CompressionMethod::Stored),
+    );
     c.fails(
         "f",
         &file,
@@ -272,9 +346,15 @@ fn source_fails(file: &Path, message: &str) {
 fn binary_sources_are_refused() {
     let c = Case::new();
     let file = c.file("nul.ptl", b"print 1;\nab\0cd\n");
-    source_fails(&file, "is a binary file, not ptl source (a NUL byte at line 2, column 3)");
+    source_fails(
+        &file,
+        "is a binary file, not ptl source (a NUL byte at line 2, column 3)",
+    );
     let file = c.file("latin1.ptl", b"print 1;\n// caf\xe9\n");
-    source_fails(&file, "is not UTF-8 text (an invalid byte at line 2, column 7)");
+    source_fails(
+        &file,
+        "is not UTF-8 text (an invalid byte at line 2, column 7)",
+    );
 }
 
 #[test]
@@ -310,8 +390,15 @@ fn long_lines_run_and_their_errors_stay_short() {
     let bad = c.file("long_bad.ptl", src.as_bytes());
     let out = ptl().arg("check").arg(&bad).assert().failure().code(1);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    assert!(stderr.len() < 2_000, "a report of {} bytes:\n{stderr}", stderr.len());
+    assert!(
+        stderr.len() < 2_000,
+        "a report of {} bytes:\n{stderr}",
+        stderr.len()
+    );
     assert!(stderr.contains("true_or_not"), "{stderr}");
     let column = src.find("true_or_not").expect("name") + 1;
-    assert!(stderr.contains(&format!("long_bad.ptl:1:{column} ]")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("long_bad.ptl:1:{column} ]")),
+        "{stderr}"
+    );
 }

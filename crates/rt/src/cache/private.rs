@@ -41,8 +41,15 @@ pub fn refusal(dir: &Path) -> Option<String> {
 pub fn temp_file(entry: &Path) -> io::Result<(File, PathBuf)> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let name = entry.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = entry
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = entry.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()));
-    let file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)?;
     Ok((file, tmp))
 }
