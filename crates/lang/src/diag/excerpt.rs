@@ -2,25 +2,30 @@
 //! line shows that place and not the whole line.
 //!
 //! The report is rendered against an excerpt of the source: every line keeps its number, and
-//! a line longer than `MAX_LINE` bytes is cut to about `MAX_LINE` bytes around the spans on
-//! it, with `...` where text was left out. Spans are moved onto the excerpt.
+//! a line longer than `MAX_LINE` bytes keeps only about `MAX_LINE` bytes around each group of
+//! span ends on it, with `...` where text was left out. Spans are moved onto the excerpt.
 
 use std::ops::Range;
 
 /// Lines up to this many bytes are shown whole.
 pub const MAX_LINE: usize = 120;
-/// How much of a cut line is shown before the first span on it.
+/// How much of a cut line is shown before the first span end of a group.
 const LEAD: usize = 40;
+/// Span ends closer than this on one line share a window.
+const GROUP: usize = MAX_LINE / 2;
 const ELLIPSIS: &str = "...";
 
-/// One line of the source and the part of it the excerpt keeps.
-struct Line {
-    /// The line's bytes in the source, without its newline.
-    range: Range<usize>,
-    /// The bytes kept (all of `range` unless the line is long).
-    kept: Range<usize>,
-    /// Where the kept text starts in the excerpt.
+/// A run of source bytes the excerpt keeps, and where it starts in the excerpt.
+struct Kept {
+    bytes: Range<usize>,
     at: usize,
+}
+
+/// One line of the source (without its newline) and the runs of it the excerpt keeps, in
+/// order; a short line is kept whole.
+struct Line {
+    range: Range<usize>,
+    kept: Vec<Kept>,
 }
 
 pub struct Excerpt {
@@ -47,29 +52,39 @@ impl Excerpt {
             if !lines.is_empty() {
                 text.push('\n');
             }
-            let kept = window(source, &range, spans);
-            if kept.start > range.start {
+            let mut kept = Vec::new();
+            let mut shown_to = range.start;
+            for bytes in windows(source, &range, spans) {
+                if bytes.start > shown_to {
+                    text.push_str(ELLIPSIS);
+                }
+                shown_to = bytes.end;
+                kept.push(Kept {
+                    at: text.len(),
+                    bytes: bytes.clone(),
+                });
+                text.push_str(&source[bytes]);
+            }
+            if shown_to < range.end {
                 text.push_str(ELLIPSIS);
             }
-            let at = text.len();
-            text.push_str(&source[kept.clone()]);
-            if kept.end < range.end {
-                text.push_str(ELLIPSIS);
-            }
-            lines.push(Line { range, kept, at });
+            lines.push(Line { range, kept });
         }
         Some(Excerpt { text, lines })
     }
 
-    /// Where source offset `offset` is in the excerpt; offsets in text left out move to the
-    /// nearest kept byte.
+    /// Where source offset `offset` is in the excerpt; an offset in text left out moves to the
+    /// end of the kept run before it (or the start of the first).
     pub fn offset(&self, offset: usize) -> usize {
-        let i = self
+        let line = &self.lines[self
             .lines
             .partition_point(|l| l.range.start <= offset)
-            .saturating_sub(1);
-        let line = &self.lines[i];
-        line.at + offset.clamp(line.kept.start, line.kept.end) - line.kept.start
+            .saturating_sub(1)];
+        let run = &line.kept[line
+            .kept
+            .partition_point(|k| k.bytes.start <= offset)
+            .saturating_sub(1)];
+        run.at + offset.clamp(run.bytes.start, run.bytes.end) - run.bytes.start
     }
 
     pub fn span(&self, span: &Range<usize>) -> Range<usize> {
@@ -77,21 +92,41 @@ impl Excerpt {
     }
 }
 
-/// The bytes of `line` to show: all of it when short, else about `MAX_LINE` bytes starting a
-/// little before the first span that starts or ends on it.
-fn window(source: &str, line: &Range<usize>, spans: &[Range<usize>]) -> Range<usize> {
+/// The runs of `line` to show, in order and disjoint: all of it when short; else, for each
+/// group of span ends on it, from a little before the group to a little after, at least
+/// `MAX_LINE` bytes in all when there is one group (the line's start when there is none).
+fn windows(source: &str, line: &Range<usize>, spans: &[Range<usize>]) -> Vec<Range<usize>> {
     if line.len() <= MAX_LINE {
-        return line.clone();
+        return vec![line.clone()];
     }
-    let first = spans
+    let mut ends: Vec<usize> = spans
         .iter()
         .flat_map(|s| [s.start, s.end])
         .filter(|o| line.contains(o) || *o == line.end)
-        .min()
-        .unwrap_or(line.start);
-    let start = floor_char(source, first.saturating_sub(LEAD).max(line.start));
-    let end = ceil_char(source, (start + MAX_LINE).min(line.end));
-    start..end
+        .collect();
+    if ends.is_empty() {
+        ends.push(line.start);
+    }
+    ends.sort_unstable();
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for e in ends {
+        match groups.last_mut() {
+            Some((_, last)) if e - *last <= GROUP => *last = e,
+            _ => groups.push((e, e)),
+        }
+    }
+    let width = MAX_LINE / groups.len();
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    for (first, last) in groups {
+        let start = floor_char(source, first.saturating_sub(LEAD).max(line.start));
+        let end = (last + LEAD).max(start + width).min(line.end);
+        let end = ceil_char(source, end);
+        match runs.last_mut() {
+            Some(prev) if start <= prev.end => prev.end = prev.end.max(end),
+            _ => runs.push(start..end),
+        }
+    }
+    runs
 }
 
 fn floor_char(s: &str, mut i: usize) -> usize {
@@ -128,8 +163,34 @@ mod tests {
         assert_eq!((lines[0], lines[2]), ("first", "last"));
         assert!(lines[1].starts_with("...") && lines[1].ends_with("..."));
         assert_eq!(lines[1].len(), MAX_LINE + 6);
+        assert_eq!(lines[1][3..43].len(), LEAD);
+        assert!(lines[1][43..].starts_with("BAD"));
         assert_eq!(&e.text[e.span(&bad)], "BAD");
         assert_eq!(&e.text[e.span(&(source.len() - 4..source.len()))], "last");
+    }
+
+    #[test]
+    fn spans_far_apart_on_one_line_each_get_a_window() {
+        let source = format!(
+            "{}LEFT{}RIGHT{}",
+            "a".repeat(500),
+            "b".repeat(5000),
+            "c".repeat(500)
+        );
+        let left = 500..504;
+        let right = 5504..5509;
+        let e = Excerpt::of(&source, &[left.clone(), right.clone()]).expect("cut");
+        assert_eq!(&e.text[e.span(&left)], "LEFT");
+        assert_eq!(&e.text[e.span(&right)], "RIGHT");
+        assert_eq!(e.text.matches("...").count(), 3, "{}", e.text);
+        assert!(e.text.len() < 2 * MAX_LINE, "{}", e.text);
+        // A span across the left-out text covers the `...` between its ends.
+        let across = e.span(&(left.start..right.end));
+        let shown = &e.text[across];
+        assert!(
+            shown.starts_with("LEFT") && shown.ends_with("RIGHT"),
+            "{shown}"
+        );
     }
 
     #[test]
