@@ -110,14 +110,17 @@ impl CompileCache {
         Ok((v, CacheOutcome::Compiled))
     }
 
-    /// Removes every entry on disk and in memory; returns how many files were removed.
+    /// Removes every entry on disk and in memory, and temporary files left by interrupted
+    /// writes; returns how many files were removed.
     pub fn clear(&mut self) -> Result<usize> {
         self.memory.clear();
         let Some(dir) = &self.dir else { return Ok(0) };
         let Ok(entries) = std::fs::read_dir(dir) else { return Ok(0) };
         let mut n = 0;
         for e in entries.flatten() {
-            if e.path().extension().is_some_and(|x| x == "vmfb") {
+            // Entries, and temporary files a process left when it died mid-write.
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".vmfb") || (name.starts_with('.') && name.ends_with(".tmp")) {
                 std::fs::remove_file(e.path()).map_err(|err| cache_err(&e.path(), err))?;
                 n += 1;
             }
@@ -231,6 +234,13 @@ mod tests {
         assert_eq!((v.as_slice(), o), (&[2u8][..], CacheOutcome::Compiled));
         c2.get_or_compile("k2", || Ok(vec![3])).unwrap();
         assert!(!nested.join("k2.vmfb").exists());
+
+        std::fs::set_permissions(&nested, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::write(nested.join(".k3.vmfb.1.0.tmp"), b"half").unwrap();
+        std::fs::write(nested.join("notes.txt"), b"mine").unwrap();
+        assert_eq!(CompileCache::new(Some(nested.clone())).clear().unwrap(), 2);
+        let left: Vec<_> = std::fs::read_dir(&nested).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("notes.txt")]);
         let _ = std::fs::remove_dir_all(dir);
     }
 
