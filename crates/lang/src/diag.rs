@@ -98,7 +98,7 @@ impl Diagnostic {
         let moved: Vec<Span> = spans.iter().map(|s| excerpt.span(s)).collect();
         let out = self.render_spans(file, &excerpt.text, &moved, color);
         // The header's column counts from the start of the excerpt's line; give the real one.
-        let line = source[..spans[0].start].matches('\n').count() + 1;
+        let line = source.as_bytes()[..spans[0].start].iter().filter(|&&b| b == b'\n').count() + 1;
         let shown = format!("{file}:{line}:{} ]", column(&excerpt.text, moved[0].start));
         let real = format!("{file}:{line}:{} ]", column(source, spans[0].start));
         out.replacen(&shown, &real, 1)
@@ -129,8 +129,9 @@ impl Diagnostic {
 
 /// The 1-based column, in characters, of byte `offset` on its line, as ariadne counts it.
 fn column(source: &str, offset: usize) -> usize {
-    let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
-    source[line_start..offset].chars().count() + 1
+    let line_start = source.as_bytes()[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    // An offset inside a character (a span from a damaged source) counts bytes instead.
+    source.get(line_start..offset).map_or(offset - line_start, |s| s.chars().count()) + 1
 }
 
 /// Renders every diagnostic, in source order.
