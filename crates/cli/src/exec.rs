@@ -74,10 +74,18 @@ impl Executor {
                 DeviceArg::LocalSync => Device::LocalSync,
                 DeviceArg::LocalTask => Device::LocalTask,
             };
+            // A cache folder others can write is not trusted with native code: the program
+            // still runs, compiled afresh, and the user is told why.
             let cache_dir = if self.opts.no_cache {
                 None
             } else {
-                CompileCache::default_dir()
+                CompileCache::default_dir().filter(|dir| match CompileCache::refusal(dir) {
+                    Some(why) => {
+                        eprintln!("warning: {why}; compiling without the cache");
+                        false
+                    }
+                    None => true,
+                })
             };
             let options = EngineOptions {
                 device,

@@ -8,7 +8,7 @@ use ptl_lang::diag::render_all;
 use ptl_lang::typed::TFn;
 use ptl_lang::{DType, TensorType, Value};
 
-use crate::npy;
+use crate::{npy, npz};
 use crate::report::{Failed, color_stderr, fail, shift_diagnostics};
 
 /// `f(x: f64[n], y: f64[n])`.
@@ -63,13 +63,16 @@ pub fn function_args(f: &TFn, raw: &[String]) -> Result<Vec<Value>, Failed> {
 }
 
 fn argument(name: &str, text: &str, ty: &TensorType) -> Result<Value, Failed> {
-    if text.trim_end().ends_with(".npy") {
-        let v = npy::read(Path::new(text.trim()))
-            .map_err(|e| fail(format!("argument `{name}`: {e}")))?;
-        Ok(widen(v, ty.dtype))
+    let file = text.trim();
+    let read = if file.ends_with(".npy") {
+        npy::read
+    } else if file.ends_with(".npz") {
+        npz::read
     } else {
-        literal(name, text, ty)
-    }
+        return literal(name, text, ty);
+    };
+    let v = read(Path::new(file)).map_err(|e| fail(format!("argument `{name}`: {e}")))?;
+    Ok(widen(v, ty.dtype))
 }
 
 /// Converts to `to` when ptl would do so implicitly (bool to anything, i32 to i64 or f64,

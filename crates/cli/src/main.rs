@@ -6,8 +6,10 @@ mod commands;
 mod exec;
 mod inputs;
 mod npy;
+mod npz;
 mod repl;
 mod report;
+mod source;
 mod typed_view;
 
 use std::io::IsTerminal;

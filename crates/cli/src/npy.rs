@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use ndarray::ArrayD;
-use ndarray_npy::npy::header::Header;
-use ndarray_npy::{ReadNpyError, ReadNpyExt, ReadableElement, WritableElement, WriteNpyExt};
+use ndarray::{ArrayD, IxDyn, ShapeBuilder};
+use ndarray_npy::npy::header::{Header, Layout};
+use ndarray_npy::{WritableElement, WriteNpyExt};
 use ptl_lang::{DType, Value};
 
 /// The dtypes ptl reads, by NumPy type code without the byte-order mark.
@@ -35,40 +35,181 @@ fn shape_str(shape: &[usize]) -> String {
     format!("[{}]", dims.join(", "))
 }
 
-/// Reads a `.npy` file of float64, float32, int64, int32 or bool.
+/// Whether a descriptor's data is big-endian (`>`); `<`, `|` (no order) and `=` (native, which
+/// NumPy never writes to a file) are read as little-endian.
+fn big_endian(descr: &str) -> bool {
+    descr.starts_with('>')
+}
+
+fn item_size(dtype: DType) -> usize {
+    match dtype {
+        DType::F64 | DType::I64 => 8,
+        DType::F32 | DType::I32 => 4,
+        DType::Bool => 1,
+    }
+}
+
+/// Reads a `.npy` file of float64, float32, int64, int32 or bool, in either byte order and
+/// either memory order.
 pub fn read(path: &Path) -> Result<Value, String> {
     let p = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {p}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{p} is not a regular file"));
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {p}: {e}"))?;
-    let header = Header::from_reader(&mut &bytes[..])
-        .map_err(|e| format!("{p} is not a valid .npy file ({e})"))?;
+    parse(&bytes, &p.to_string())
+}
+
+const MAGIC: &[u8] = b"\x93NUMPY";
+
+/// The array in `bytes`, the contents of a `.npy` file called `what` in messages. Sizes are
+/// checked against the bytes present before anything is allocated for the data, so a header
+/// that lies about its shape is an error, not an allocation failure.
+pub fn parse(bytes: &[u8], what: &str) -> Result<Value, String> {
+    let invalid = |why: &str| format!("{what} is not a valid .npy file ({why})");
+    if bytes.len() < MAGIC.len() + 2 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(invalid("it does not start with the .npy magic string"));
+    }
+    let len_bytes = match bytes[MAGIC.len()] {
+        1 => 2,
+        2 | 3 => 4,
+        v => return Err(invalid(&format!("format version {v} is not one ptl knows"))),
+    };
+    let prefix = MAGIC.len() + 2 + len_bytes;
+    let Some(len_field) = bytes.get(MAGIC.len() + 2..prefix) else {
+        return Err(format!("{what} is truncated inside its header"));
+    };
+    let header_len = len_field
+        .iter()
+        .rev()
+        .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+    let data_start = prefix + header_len;
+    if data_start > bytes.len() {
+        return Err(format!(
+            "{what} is truncated: its header claims {header_len} bytes but the file holds {}",
+            bytes.len() - prefix
+        ));
+    }
+    let header =
+        Header::from_reader(&mut &bytes[..data_start]).map_err(|e| invalid(&e.to_string()))?;
     let descr = descriptor(&header);
     let Some(dtype) = dtype_of(&descr) else {
         return Err(format!(
-            "{p} holds dtype `{descr}`, which ptl cannot read (supported: float64, float32, int64, int32, bool)"
+            "{what} holds dtype `{descr}`, which ptl cannot read (supported: float64, float32, int64, int32, bool)"
         ));
     };
-    fn load<T: ReadableElement>(bytes: &[u8]) -> Result<ArrayD<T>, ReadNpyError> {
-        ArrayD::<T>::read_npy(bytes)
-    }
-    let result = match dtype {
-        DType::F64 => load::<f64>(&bytes).map(Value::F64),
-        DType::F32 => load::<f32>(&bytes).map(Value::F32),
-        DType::I64 => load::<i64>(&bytes).map(Value::I64),
-        DType::I32 => load::<i32>(&bytes).map(Value::I32),
-        DType::Bool => load::<bool>(&bytes).map(Value::Bool),
+    let shape = shape_str(&header.shape);
+    let data = &bytes[data_start..];
+    let needed = header
+        .shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .and_then(|n| n.checked_mul(item_size(dtype)));
+    let Some(needed) = needed else {
+        return Err(format!(
+            "{what} declares shape {shape}, whose size overflows"
+        ));
     };
-    result.map_err(|e| match e {
-        ReadNpyError::MissingData => format!(
-            "{p} is truncated: its header promises a {descr} array of shape {} but the data ends early",
-            shape_str(&header.shape)
+    if data.len() < needed {
+        return Err(format!(
+            "{what} is truncated: its header promises a {descr} array of shape {shape} ({needed} bytes) but the file holds {} bytes of data",
+            data.len()
+        ));
+    }
+    if data.len() > needed {
+        return Err(format!(
+            "{what} has {} unexpected bytes after the data of its {descr} array of shape {shape}",
+            data.len() - needed
+        ));
+    }
+    let big = big_endian(&descr);
+    let (dims, fortran) = (
+        header.shape.as_slice(),
+        matches!(header.layout, Layout::Fortran),
+    );
+    let shaped = |e: ndarray::ShapeError| {
+        format!("{what} declares shape {shape}, which ptl cannot hold ({e})")
+    };
+    Ok(match dtype {
+        DType::F64 => Value::F64(
+            array(
+                dims,
+                fortran,
+                numbers(data, big, f64::from_le_bytes, f64::from_be_bytes),
+            )
+            .map_err(shaped)?,
         ),
-        ReadNpyError::ExtraBytes(n) => format!("{p} has {n} unexpected bytes after the array data"),
-        ReadNpyError::LengthOverflow => format!("{p} declares a shape too large to read"),
-        ReadNpyError::WrongDescriptor(_) => {
-            format!("{p} holds dtype `{descr}` in a byte order or layout ptl cannot read")
+        DType::F32 => Value::F32(
+            array(
+                dims,
+                fortran,
+                numbers(data, big, f32::from_le_bytes, f32::from_be_bytes),
+            )
+            .map_err(shaped)?,
+        ),
+        DType::I64 => Value::I64(
+            array(
+                dims,
+                fortran,
+                numbers(data, big, i64::from_le_bytes, i64::from_be_bytes),
+            )
+            .map_err(shaped)?,
+        ),
+        DType::I32 => Value::I32(
+            array(
+                dims,
+                fortran,
+                numbers(data, big, i32::from_le_bytes, i32::from_be_bytes),
+            )
+            .map_err(shaped)?,
+        ),
+        DType::Bool => {
+            let bools = data
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| match b {
+                    0 => Ok(false),
+                    1 => Ok(true),
+                    _ => Err(format!(
+                        "{what} holds the byte {b} at bool element {i}; a bool must be 0 or 1"
+                    )),
+                })
+                .collect::<Result<Vec<bool>, String>>()?;
+            Value::Bool(array(dims, fortran, bools).map_err(shaped)?)
         }
-        other => format!("{p} is not a valid .npy file ({other})"),
     })
+}
+
+/// The elements of `data`, `N` bytes each, in the file's byte order.
+fn numbers<T, const N: usize>(
+    data: &[u8],
+    big: bool,
+    from_le: fn([u8; N]) -> T,
+    from_be: fn([u8; N]) -> T,
+) -> Vec<T> {
+    data.chunks_exact(N)
+        .map(|c| {
+            let mut word = [0u8; N];
+            word.copy_from_slice(c);
+            if big { from_be(word) } else { from_le(word) }
+        })
+        .collect()
+}
+
+/// An array in C order, whatever the order the file stored it in.
+fn array<T: Clone>(
+    shape: &[usize],
+    fortran: bool,
+    data: Vec<T>,
+) -> Result<ArrayD<T>, ndarray::ShapeError> {
+    if fortran {
+        Ok(ArrayD::from_shape_vec(IxDyn(shape).f(), data)?
+            .as_standard_layout()
+            .into_owned())
+    } else {
+        ArrayD::from_shape_vec(IxDyn(shape), data)
+    }
 }
 
 /// Writes a value as a `.npy` file (C order, little-endian).

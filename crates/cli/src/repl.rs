@@ -358,7 +358,7 @@ impl Repl {
                 "error: :load needs a file, e.g. :load examples/axpy.ptl".to_string(),
             );
         }
-        match std::fs::read_to_string(arg) {
+        match crate::source::read(std::path::Path::new(arg)) {
             Ok(src) => {
                 if src.trim().is_empty() {
                     return Output::Nothing;
@@ -368,7 +368,7 @@ impl Repl {
                     (_, diags) => Output::Error(render_all(&diags, arg, &src, self.color)),
                 }
             }
-            Err(e) => Output::Error(format!("error: cannot read {arg}: {e}")),
+            Err(e) => Output::Error(format!("error: {e}")),
         }
     }
 }

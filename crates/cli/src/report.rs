@@ -29,7 +29,7 @@ pub fn fail(e: impl std::fmt::Display) -> Failed {
 }
 
 pub fn read_source(file: &Path) -> Result<String, Failed> {
-    std::fs::read_to_string(file).map_err(|e| fail(format!("cannot read {}: {e}", file.display())))
+    crate::source::read(file).map_err(fail)
 }
 
 /// Prints every diagnostic of `src`, named after `file`.

@@ -4,6 +4,10 @@ use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
 
 use crate::span::Span;
 
+mod excerpt;
+
+use excerpt::Excerpt;
+
 /// What kind of mistake a diagnostic reports. Each kind has a stable code (`E0001`...) that the
 /// book's error index documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,19 +85,38 @@ impl Diagnostic {
         self
     }
 
-    /// Renders the report against `source`, named `file` in the output.
+    /// Renders the report against `source`, named `file` in the output. Very long lines are
+    /// shown as a window around the spans on them (see `excerpt`).
     pub fn render(&self, file: &str, source: &str, color: bool) -> String {
-        let colors = [Color::Red, Color::Blue, Color::Magenta, Color::Cyan];
         let clamp = |s: &Span| {
             let end = s.end.min(source.len());
             s.start.min(end)..end
         };
-        let mut report = Report::build(ReportKind::Error, (file, clamp(&self.span)))
+        let spans: Vec<Span> = std::iter::once(&self.span)
+            .chain(self.labels.iter().map(|(s, _)| s))
+            .map(clamp)
+            .collect();
+        let Some(excerpt) = Excerpt::of(source, &spans) else {
+            return self.render_spans(file, source, &spans, color);
+        };
+        let moved: Vec<Span> = spans.iter().map(|s| excerpt.span(s)).collect();
+        let out = self.render_spans(file, &excerpt.text, &moved, color);
+        // The header's column counts from the start of the excerpt's line; give the real one.
+        let line = source.as_bytes()[..spans[0].start].iter().filter(|&&b| b == b'\n').count() + 1;
+        let shown = format!("{file}:{line}:{} ]", column(&excerpt.text, moved[0].start));
+        let real = format!("{file}:{line}:{} ]", column(source, spans[0].start));
+        out.replacen(&shown, &real, 1)
+    }
+
+    /// Renders with `spans[0]` as the primary span and `spans[1..]` for the labels.
+    fn render_spans(&self, file: &str, source: &str, spans: &[Span], color: bool) -> String {
+        let colors = [Color::Red, Color::Blue, Color::Magenta, Color::Cyan];
+        let mut report = Report::build(ReportKind::Error, (file, spans[0].clone()))
             .with_config(Config::default().with_color(color).with_index_type(IndexType::Byte))
             .with_code(self.kind.code())
             .with_message(&self.message);
-        for (i, (span, text)) in self.labels.iter().enumerate() {
-            let mut label = Label::new((file, clamp(span))).with_message(text).with_order(i as i32);
+        for (i, ((_, text), span)) in self.labels.iter().zip(&spans[1..]).enumerate() {
+            let mut label = Label::new((file, span.clone())).with_message(text).with_order(i as i32);
             if color {
                 label = label.with_color(colors[i % colors.len()]);
             }
@@ -106,6 +129,13 @@ impl Diagnostic {
         let _ = report.finish().write((file, Source::from(source)), &mut out);
         String::from_utf8_lossy(&out).into_owned()
     }
+}
+
+/// The 1-based column, in characters, of byte `offset` on its line, as ariadne counts it.
+fn column(source: &str, offset: usize) -> usize {
+    let line_start = source.as_bytes()[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    // An offset inside a character (a span from a damaged source) counts bytes instead.
+    source.get(line_start..offset).map_or(offset - line_start, |s| s.chars().count()) + 1
 }
 
 /// Renders every diagnostic, in source order.

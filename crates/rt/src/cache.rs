@@ -2,9 +2,15 @@
 //! compiler's version; kept in memory for the process and on disk across runs.
 //!
 //! A disk entry is `MAGIC`, the SHA-256 of the payload, then the payload; an entry whose hash
-//! does not match (truncated, corrupted) is deleted and rebuilt, never loaded.
+//! does not match (truncated, corrupted) is deleted and rebuilt, never loaded. The folder is
+//! created private (0700); one writable by group or others, or owned by another user, is not
+//! read or written (see `private`). Entries are written to a temporary file and renamed into
+//! place, so a concurrent reader or writer never sees half an entry.
+
+mod private;
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -65,8 +71,19 @@ impl CompileCache {
         hex(&h.finalize())
     }
 
+    /// Why `dir` must not hold a compile cache (writable by group or others, or owned by
+    /// another user), if it must not. A cache in such a folder is kept in memory only.
+    pub fn refusal(dir: &Path) -> Option<String> {
+        private::refusal(dir)
+    }
+
+    /// The entry's file, or `None` when the cache is in memory only or its folder is refused.
     fn path(&self, key: &str) -> Option<PathBuf> {
-        self.dir.as_ref().map(|d| d.join(format!("{key}.vmfb")))
+        let dir = self.dir.as_ref()?;
+        if private::refusal(dir).is_some() {
+            return None;
+        }
+        Some(dir.join(format!("{key}.vmfb")))
     }
 
     /// The vmfb for `key`, compiling it with `compile` when no valid entry exists.
@@ -93,14 +110,17 @@ impl CompileCache {
         Ok((v, CacheOutcome::Compiled))
     }
 
-    /// Removes every entry on disk and in memory; returns how many files were removed.
+    /// Removes every entry on disk and in memory, and temporary files left by interrupted
+    /// writes; returns how many files were removed.
     pub fn clear(&mut self) -> Result<usize> {
         self.memory.clear();
         let Some(dir) = &self.dir else { return Ok(0) };
         let Ok(entries) = std::fs::read_dir(dir) else { return Ok(0) };
         let mut n = 0;
         for e in entries.flatten() {
-            if e.path().extension().is_some_and(|x| x == "vmfb") {
+            // Entries, and temporary files a process left when it died mid-write.
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".vmfb") || (name.starts_with('.') && name.ends_with(".tmp")) {
                 std::fs::remove_file(e.path()).map_err(|err| cache_err(&e.path(), err))?;
                 n += 1;
             }
@@ -130,15 +150,22 @@ fn read_entry(path: &Path) -> Option<Vec<u8>> {
 
 fn write_entry(path: &Path, payload: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| cache_err(dir, e))?;
+    private::create(dir).map_err(|e| cache_err(dir, e))?;
+    if let Some(why) = private::refusal(dir) {
+        return Err(cache_err(dir, why));
+    }
     let mut bytes = Vec::with_capacity(MAGIC.len() + 32 + payload.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&Sha256::digest(payload));
     bytes.extend_from_slice(payload);
-    // Write then rename, so a reader never sees half an entry.
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, &bytes).map_err(|e| cache_err(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| cache_err(path, e))?;
+    // Write then rename, so a reader never sees half an entry; two writers of one entry each
+    // rename a whole file, and the last one wins.
+    let (mut file, tmp) = private::temp_file(path).map_err(|e| cache_err(dir, e))?;
+    let written = file.write_all(&bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(cache_err(path, e));
+    }
     Ok(())
 }
 
@@ -183,6 +210,37 @@ mod tests {
         let mut c3 = CompileCache::new(Some(dir.clone()));
         let (_, o) = c3.get_or_compile("k", || Ok(vec![9])).unwrap();
         assert_eq!(o, CacheOutcome::Compiled);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn the_folder_is_created_private_and_a_shared_one_is_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = temp_dir("private");
+        let nested = dir.join("a").join("b");
+        let mut c = CompileCache::new(Some(nested.clone()));
+        c.get_or_compile("k", || Ok(vec![1])).unwrap();
+        for d in [&dir, &dir.join("a"), &nested] {
+            let mode = std::fs::metadata(d).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "{}", d.display());
+        }
+        let entries: Vec<_> = std::fs::read_dir(&nested).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(entries, vec![std::ffi::OsString::from("k.vmfb")]);
+
+        std::fs::set_permissions(&nested, std::fs::Permissions::from_mode(0o770)).unwrap();
+        assert!(CompileCache::refusal(&nested).is_some_and(|why| why.contains("mode 770")));
+        let mut c2 = CompileCache::new(Some(nested.clone()));
+        let (v, o) = c2.get_or_compile("k", || Ok(vec![2])).unwrap();
+        assert_eq!((v.as_slice(), o), (&[2u8][..], CacheOutcome::Compiled));
+        c2.get_or_compile("k2", || Ok(vec![3])).unwrap();
+        assert!(!nested.join("k2.vmfb").exists());
+
+        std::fs::set_permissions(&nested, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::write(nested.join(".k3.vmfb.1.0.tmp"), b"half").unwrap();
+        std::fs::write(nested.join("notes.txt"), b"mine").unwrap();
+        assert_eq!(CompileCache::new(Some(nested.clone())).clear().unwrap(), 2);
+        let left: Vec<_> = std::fs::read_dir(&nested).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("notes.txt")]);
         let _ = std::fs::remove_dir_all(dir);
     }
 
