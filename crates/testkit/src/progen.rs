@@ -492,7 +492,8 @@ impl Gen<'_> {
         }
         let d = depth - 1;
         let made = if dtype.is_float() {
-            match self.rng.below(20) {
+            match self.rng.below(21) {
+                20 => Some(self.constructed(shape, dtype, d)),
                 19 => self.matrix(shape, dtype, d),
                 18 => self.looped(shape, dtype, d),
                 15 => self.indexing(shape, dtype, d),
@@ -512,7 +513,8 @@ impl Gen<'_> {
                 _ => Some(self.smooth_select(shape, dtype, d)),
             }
         } else if dtype.is_int() {
-            match self.rng.below(18) {
+            match self.rng.below(19) {
+                18 => Some(self.constructed(shape, dtype, d)),
                 17 => self.looped(shape, dtype, d),
                 12 => self.indexing(shape, dtype, d),
                 13 => self.joined(shape, dtype, d),
@@ -822,6 +824,19 @@ impl Gen<'_> {
 
     /// A reduction over the joining axis of `concat` / `stack` of two operands (or of a
     /// stacking array literal), giving `shape`.
+    /// An expression of `shape` plus a constructed array of the same shape (spelled with its
+    /// static sizes and dimension names): `zeros`, `ones` or `full` of a scalar expression.
+    fn constructed(&mut self, shape: &Shape, dtype: DType, d: usize) -> String {
+        let dims = self.spell(shape);
+        let dt = dtype.name();
+        let made = match self.rng.below(3) {
+            0 => format!("zeros({dims}, {dt})"),
+            1 => format!("ones({dims}, {dt})"),
+            _ => format!("full({dims}, {})", self.expr(&Vec::new(), dtype, d)),
+        };
+        format!("({}) + {made}", self.expr(shape, dtype, d))
+    }
+
     /// The matrix helpers on floats: `tril`/`triu` of a matrix (diagonal offset -1, 0 or 1),
     /// `outer` of two vectors, `trace` of a matrix (of any two dims) as a scalar.
     fn matrix(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {

@@ -113,11 +113,11 @@ fn the_hub_calls_every_function_and_checks() {
 #[test]
 fn generated_programs_cover_the_op_families() {
     let mut text = String::new();
-    for seed in 0..40 {
+    for seed in 0..160 {
         text.push_str(&progen::random_batch(seed, 3, 32).source);
     }
     let ops = [
-        "tril(", "triu(", "outer(", "trace(", "digamma(", "erfinv(", "gammaln(", "concat(", "stack(", "cumsum(",
+        "tril(", "triu(", "outer(", "trace(", "zeros(", "ones(", "full(", "digamma(", "erfinv(", "gammaln(", "concat(", "stack(", "cumsum(",
         "cumprod(", "scatter_add(", "loop ", "softmax(", "@",
     ];
     let missing: Vec<&str> = ops.iter().copied().filter(|op| !text.contains(op)).collect();
