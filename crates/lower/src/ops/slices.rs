@@ -151,15 +151,5 @@ pub fn extract_front<'c, 'a>(
     sizes: &[Pos<'c, 'a>],
     result: Type<'c>,
 ) -> Result<Value<'c, 'a>> {
-    let (size_static, size_dyn) = split(sizes);
-    let zeros = vec![0i64; sizes.len()];
-    let mut operands = vec![source];
-    operands.extend(&size_dyn);
-    let segments = [1, 0, size_dyn.len() as i32, 0];
-    let op = OperationBuilder::new("tensor.extract_slice", e.loc)
-        .add_operands(&operands)
-        .add_attributes(&slice_attrs(e, &zeros, &size_static, &segments))
-        .add_results(&[result])
-        .build()?;
-    e.append(op)
+    extract_window(e, source, &vec![Pos::Static(0); sizes.len()], sizes, result)
 }
