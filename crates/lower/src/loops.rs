@@ -118,6 +118,11 @@ pub fn lower_loop<'c, 'a>(
         let t = &l.results[k];
         *v = e.cast_tensor(*v, types[k], t)?;
         *v = e.cast_tensor(abi::to_abi(e, scope, *v, t)?, carry_types[k], t)?;
+        // IREE 3.13 may otherwise give the loop an initial value computed in a storage that
+        // another function's result of the same module also uses: the loop then starts from
+        // that result (seen for a broadcast scalar as initial state, in a module where a
+        // function called before it returns a broadcast product).
+        *v = e.optimization_barrier(*v)?;
     }
     let lb = bound(e, scope, prog, &l.start)?;
     let ub = bound(e, scope, prog, &l.stop)?;

@@ -95,10 +95,6 @@ pub(super) fn fold<'c, 'a>(
             None => Idx::Zero,
         }
     }).collect())];
-    let sizes = dynamic_sizes(e, scope, &out_ty.dims, &kept)?;
-    let init_scalar = identity(e, op, dt)?;
-    let init = e.filled(&static_shape(&out_ty.dims), dt, &sizes, init_scalar)?;
-    let iters: Vec<Iter> = (0..rank).map(|i| if axes.contains(&i) { Iter::Reduction } else { Iter::Parallel }).collect();
     let combine = match op {
         ReduceOp::Sum | ReduceOp::Mean => BinaryOp::Add,
         ReduceOp::Max | ReduceOp::Any => BinaryOp::Maximum,
@@ -108,9 +104,25 @@ pub(super) fn fold<'c, 'a>(
             return Err(crate::error::LowerError::Internal(format!("`{}` is not a fold", op.name())));
         }
     };
-    let total = e.generic(&[(x, in_idx, e.elem(dt))], init, &out_idx, e.elem(dt), &iters, |inner, args| {
-        scalar::binary(inner, combine, dt, args[1], args[0])
-    })?;
+    let total = if combine == BinaryOp::Add && axes.len() > 1 {
+        // A sum over several axes is two sums: over the last of them, then over the others.
+        // As one reduction, IREE 3.13 reads a sum of a broadcast product as a contraction
+        // with several reduction dims, which it cannot compile (`sum(x * w)` with `x: f32[n,
+        // m]`, `w: f32[m]`: "'vector.contract' op invalid accumulator/result vector shape")
+        // or, with data tiling, crashes on (`sum(v * w, [1, 2])` with `v: f32[k, n, m]`).
+        let last = *axes.iter().max().expect("several axes");
+        let partial = fold(e, scope, ReduceOp::Sum, x, x_ty, &[last])?;
+        let rest: Vec<usize> = axes.iter().copied().filter(|&a| a != last).collect();
+        fold(e, scope, ReduceOp::Sum, partial, &reduced_type(x_ty, &[last]), &rest)?
+    } else {
+        let sizes = dynamic_sizes(e, scope, &out_ty.dims, &kept)?;
+        let init_scalar = identity(e, op, dt)?;
+        let init = e.filled(&static_shape(&out_ty.dims), dt, &sizes, init_scalar)?;
+        let iters: Vec<Iter> = (0..rank).map(|i| if axes.contains(&i) { Iter::Reduction } else { Iter::Parallel }).collect();
+        e.generic(&[(x, in_idx, e.elem(dt))], init, &out_idx, e.elem(dt), &iters, |inner, args| {
+            scalar::binary(inner, combine, dt, args[1], args[0])
+        })?
+    };
     if op != ReduceOp::Mean {
         return Ok(total);
     }
