@@ -21,11 +21,13 @@ from pytensor.graph.basic import Constant
 from pytensor.graph.fg import FunctionGraph
 from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor import blas
-from pytensor.tensor.basic import Alloc, MakeVector, ScalarFromTensor, TensorFromScalar
+from pytensor.scan.op import Scan
+from pytensor.tensor.basic import Alloc, AllocEmpty, MakeVector, ScalarFromTensor, TensorFromScalar
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import All, Any, Dot, Max, Min, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.special import LogSoftmax, Softmax
+from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
 
 from . import _ptl
 
@@ -203,8 +205,12 @@ def check_supported(fgraph: FunctionGraph) -> None:
                 raise NotImplementedError(f"{at}: softmax over all axes of a rank-{node.inputs[0].type.ndim} tensor")
         elif isinstance(op, (blas.Dot22Scalar, blas.Ger)):
             raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
-        elif isinstance(op, (DimShuffle, Dot, blas.Dot22, blas.Gemv, blas.Gemm, Alloc, Reshape, SpecifyShape)):
+        elif isinstance(op, (DimShuffle, Dot, blas.Dot22, blas.Gemv, blas.Gemm, Alloc, Reshape, SpecifyShape, Subtensor)):
             pass
+        elif isinstance(op, Scan):
+            _check_scan(op, at)
+        elif isinstance(op, (AllocEmpty, IncSubtensor)):
+            pass  # only as the buffer of a scan's traced state (checked where it is described)
         elif isinstance(op, _ALIASES + _SHAPE_OPS):
             pass
         else:
@@ -214,6 +220,15 @@ def check_supported(fgraph: FunctionGraph) -> None:
                 continue
             if o.type.dtype not in SUPPORTED_DTYPES:
                 raise NotImplementedError(f"{at}: computes dtype {o.type.dtype}, which ptl does not have")
+
+
+def _check_scan(op, at: str) -> None:
+    info = op.info
+    if info.as_while:
+        raise NotImplementedError(f"{at}: a scan with a stopping condition (`until`) has no ptl equivalent")
+    if info.n_mit_mot or info.n_mit_sot:
+        raise NotImplementedError(f"{at}: a scan whose step reads a state more than one step back (taps) has no ptl equivalent")
+    check_supported(op.fgraph)
 
 
 def _const_array(value) -> np.ndarray:
@@ -243,6 +258,8 @@ class _Describer:
         self.const_entries: list[dict] = []
         self.nodes: list[dict] = []
         self.known: dict = {}  # variable -> value known before run time
+        self.empty: dict = {}  # AllocEmpty output -> its shape's variables
+        self.heads: dict = {}  # scan buffer -> (its row 0, its row count)
 
     def fresh(self) -> int:
         self.next_id += 1
@@ -401,7 +418,20 @@ class _Describer:
             if self.fold(node):
                 return
             raise NeedsStaticShapes(f"{at}: its inputs are only known at run time")
+        if isinstance(op, AllocEmpty):
+            # Only a scan's buffer: its contents are never read before they are written.
+            self.empty[node.outputs[0]] = list(node.inputs)
+            return
+        if isinstance(op, IncSubtensor):
+            self.buffer_head(node, at)
+            return
         if all(self.value_of(i) is not None for i in node.inputs) and node.inputs and self.fold(node):
+            return
+        if isinstance(op, Scan):
+            self.scan(node, at)
+            return
+        if isinstance(op, Subtensor):
+            self.subtensor(node, at)
             return
         if isinstance(op, _ALIASES):
             self.alias(node.inputs[0], node.outputs[0], at)
@@ -454,6 +484,128 @@ class _Describer:
                 self.simple(node, "reshape", [x], at, shape=shape)
         else:
             raise NotImplementedError(f"{at}: the operation `{op}` has no ptl equivalent")
+
+    def known_int(self, v, at, what) -> int:
+        value = self.value_of(v)
+        if value is None:
+            raise NotImplementedError(f"{at}: {what} known only at run time is not supported")
+        return int(value)
+
+    def subtensor(self, node, at):
+        items = []
+        for it in indices_from_subtensor(node.inputs[1:], node.op.idx_list):
+            if isinstance(it, slice):
+                parts = [None if p is None else self.known_int(p, at, "a slice bound") for p in (it.start, it.stop, it.step)]
+                items.append({"slice": parts})
+            else:
+                items.append({"index": self.known_int(it, at, "an index")})
+        self.simple(node, "subtensor", [node.inputs[0]], at, items=items)
+
+    def buffer_head(self, node, at):
+        """`set_subtensor(empty[:1], y)`: a scan's buffer whose row 0 is the initial value."""
+        op = node.op
+        x, y = node.inputs[0], node.inputs[1]
+        idx = indices_from_subtensor(node.inputs[2:], op.idx_list)
+        is_head = (
+            op.set_instead_of_inc
+            and x in self.empty
+            and len(idx) == 1
+            and isinstance(idx[0], slice)
+            and idx[0].start is None
+            and idx[0].step is None
+            and idx[0].stop is not None
+            and self.value_of(idx[0].stop) is not None
+            and int(self.value_of(idx[0].stop)) == 1
+            and y.type.ndim == x.type.ndim
+        )
+        if not is_head:
+            raise NotImplementedError(f"{at}: the operation `{op}` has no ptl equivalent")
+        self.heads[node.outputs[0]] = (y, self.empty[x][0])
+
+    def _is_plus_one(self, v, n) -> bool:
+        """Whether `v` is `n + 1`, by value or as PyTensor's scan writes it."""
+        a, b = self.value_of(v), self.value_of(n)
+        if a is not None and b is not None:
+            return int(a) == int(b) + 1
+        o = v.owner
+        return (
+            o is not None
+            and isinstance(o.op, Elemwise)
+            and isinstance(o.op.scalar_op, ps.Add)
+            and len(o.inputs) == 2
+            and any(x is n for x in o.inputs)
+            and any(self.value_of(x) is not None and int(self.value_of(x)) == 1 for x in o.inputs)
+        )
+
+    def _same_count(self, v, n) -> bool:
+        a, b = self.value_of(v), self.value_of(n)
+        return v is n or (a is not None and b is not None and int(a) == int(b))
+
+    def scan(self, node, at):
+        """One `scan` node (see python/src/importer/scan.rs for its fields)."""
+        op = node.op
+        _check_scan(op, at)
+        ins = node.inputs
+        n_steps = ins[0]
+        inits = []
+        for buf in op.outer_sitsot(ins):
+            if buf not in self.heads:
+                raise NotImplementedError(
+                    f"{at}: the buffer of a traced state is not an empty buffer with the initial value in row 0"
+                )
+            y, rows = self.heads[buf]
+            if not self._is_plus_one(rows, n_steps):
+                raise NotImplementedError(f"{at}: a traced state's buffer that does not hold every step")
+            if self.value_of(y) is not None:
+                inits.append(self.const(np.asarray(self.value_of(y))[0]))
+                continue
+            head = self.fresh()
+            self.emit("subtensor", [self.id_of(y)], head, _ptl_dtype(y.type.dtype, at), at, items=[{"index": 0}])
+            inits.append(head)
+        for size in op.outer_nitsot(ins):
+            if not self._same_count(size, n_steps):
+                raise NotImplementedError(f"{at}: a stacked output that does not keep every step")
+        untraced = [self.id_of(v) for v in op.outer_untraced_sit_sot(ins)]
+        seqs = [self.id_of(v) for v in op.outer_seqs(ins)]
+        non_seqs = [self.id_of(v) for v in op.outer_non_seqs(ins)]
+
+        inner_fg = op.fgraph
+        sub = _Describer(inner_fg)
+        sub.next_id, sub.consts, sub.const_entries = self.next_id, self.consts, self.const_entries
+        inner_inputs = []
+        for v in inner_fg.inputs:
+            i = sub.fresh()
+            sub.ids[v] = i
+            inner_inputs.append({"id": i, "dtype": _ptl_dtype(v.type.dtype, at)})
+        for index, n in enumerate(inner_fg.toposort()):
+            sub.node(index, n)
+        inner_outputs = [sub.id_of(o) for o in inner_fg.outputs]
+        self.next_id = sub.next_id
+
+        outer_outs = (
+            list(op.outer_sitsot_outs(node.outputs))
+            + list(op.outer_nitsot_outs(node.outputs))
+            + list(op.outer_untraced_sit_sot_outs(node.outputs))
+        )
+        outputs = []
+        for o in outer_outs:
+            i = self.fresh()
+            self.ids[o] = i
+            outputs.append(i)
+        info = op.info
+        scan = {
+            "n_seqs": info.n_seqs,
+            "n_sit_sot": info.n_sit_sot,
+            "n_nit_sot": info.n_nit_sot,
+            "n_untraced": info.n_untraced_sit_sot,
+            "n_non_seqs": info.n_non_seqs,
+            "inner_inputs": inner_inputs,
+            "nodes": sub.nodes,
+            "inner_outputs": inner_outputs,
+            "outputs": outputs,
+        }
+        ids = [self.id_of(n_steps)] + seqs + inits + untraced + non_seqs
+        self.emit("scan", ids, self.fresh(), _ptl_dtype(node.outputs[0].type.dtype, at), at, scan=scan)
 
     def simple(self, node, name, inputs, at, **fields):
         out = self.fresh()

@@ -21,10 +21,11 @@ def test_unsupported_op_raises_at_function_time_naming_the_node():
         pytensor.function([x], y, mode="PTL")
 
 
-def test_subtensor_is_refused():
+def test_index_known_only_at_run_time_is_refused():
     x = pt.vector("x")
-    with pytest.raises(NotImplementedError, match="Subtensor"):
-        pytensor.function([x], x[1:] + 1.0, mode="PTL")
+    i = pt.scalar("i", dtype="int64")
+    with pytest.raises(NotImplementedError, match="an index known only at run time"):
+        pytensor.function([x, i], x[i] + 1.0, mode="PTL")
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "float16", "complex128"])

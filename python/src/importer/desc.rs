@@ -166,9 +166,23 @@ pub enum NodeKind {
     /// A scalar operation that is the ptl builtin `name` (a unary op of the math library or a
     /// binary one such as `arctan2`, `mod`, `floor_divide`).
     Math { name: String },
+    /// Basic indexing with indices known before run time: one item per indexed axis.
+    Subtensor { items: Vec<SubItem> },
+    /// PyTensor's `Scan` (see [`crate::importer::scan`] for the fields), kept as JSON here so
+    /// that the kind stays comparable; read into a `ScanDesc` when it is converted.
+    Scan { scan: Box<serde_json::Value> },
     /// Any other `op`: refused by the importer with the node named.
     #[serde(other)]
     Unknown,
+}
+
+/// One item of a `subtensor`: an index (which drops the axis), or a slice with optional
+/// start, stop and step (Python's meaning, negative values included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubItem {
+    Index(i64),
+    Slice(Option<i64>, Option<i64>, Option<i64>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]

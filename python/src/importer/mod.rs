@@ -10,6 +10,7 @@ pub mod desc;
 mod error;
 mod names;
 mod nodes;
+mod scan;
 mod syntax;
 
 use std::collections::HashMap;

@@ -1,12 +1,12 @@
 //! One node of the description to one `let` of the function.
 
 use ptl_lang::DType;
-use ptl_lang::ast::{BinOp, Expr, ExprKind};
+use ptl_lang::ast::{BinOp, Expr, ExprKind, IndexItem};
 use ptl_lang::ops::{BinaryOp, Builtin, ReduceOp, UnaryOp};
 
-use super::desc::{Node, NodeKind, ReduceKind};
+use super::desc::{Node, NodeKind, ReduceKind, SubItem};
 use super::error::{ImportError, Result};
-use super::syntax::{ascribe, bin, boolean, call, cast, ex, float, int, int_list, neg};
+use super::syntax::{SPAN, ascribe, bin, boolean, call, cast, ex, float, int, int_list, neg};
 use super::Builder;
 
 /// The node's inputs, which must be exactly `N`.
@@ -163,6 +163,20 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let dims = ex(ExprKind::Array(shape.iter().map(|&n| size(n, at)).collect::<Result<_>>()?));
             builtin(Builtin::Broadcast, vec![b.operand(x, dt, at)?, dims])
         }
+        NodeKind::Subtensor { items } => {
+            let [x] = inputs(node)?;
+            let items = items
+                .iter()
+                .map(|item| match *item {
+                    SubItem::Index(i) => IndexItem::Single(int(i)),
+                    SubItem::Slice(start, stop, step) => {
+                        IndexItem::Slice { start: start.map(int), stop: stop.map(int), step: step.map(int), span: SPAN }
+                    }
+                })
+                .collect();
+            ex(ExprKind::Index(Box::new(b.operand(x, dt, at)?), items))
+        }
+        NodeKind::Scan { scan } => return super::scan::convert(b, node, scan),
         NodeKind::Reshape { shape } => {
             let [x] = inputs(node)?;
             if shape.iter().filter(|d| d.is_none()).count() > 1 {
