@@ -201,6 +201,13 @@ pub fn lower_loop<'c, 'a>(
             for (k, out_ty) in outputs.iter().enumerate() {
                 let out = inner.cast_tensor(next[n_state + k], tensor_type(e.ctx, out_ty), out_ty)?;
                 let out = abi::to_abi(&inner, &sc, out, out_ty)?;
+                // IREE 3.13 gave wrong stacks when a step's output is the state the step starts
+                // from (as the forward code of a derivative through a loop stacks it) and the
+                // trip count is known only at run time: the rows came out as the final state
+                // and the other stacks. Behind a barrier, each row is written from a value of
+                // its own. (A barrier on every output breaks other scans at run time.)
+                let carried = l.body.results.get(n_state + k).is_some_and(|r| matches!(&r.kind, TExprKind::Var(v) if l.state.contains(v)));
+                let out = if carried { inner.optimization_barrier(out)? } else { out };
                 let stack: Value<'c, '_> = body.argument(1 + n_state + k)?.into();
                 next[n_state + k] = insert_row(&inner, out, stack, Pos::Dynamic(row))?;
             }

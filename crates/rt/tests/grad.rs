@@ -188,6 +188,8 @@ fn broadcasting_reductions_and_softmax() {
         ("log_softmax", "fn f(m: f64[2, 3]) -> f64 { sum(log_softmax(m, 0) * [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]) }", "m", vec![m23()]),
         ("cumsum", "fn f(x: f64[4]) -> f64 { sum(cumsum(x) * [1.0, -2.0, 3.0, 0.5]) }", "x", vec![v4()]),
         ("cumsum axis 1", "fn f(m: f64[2, 3]) -> f64 { sum(sin(cumsum(m, 1))) }", "m", vec![m23()]),
+        ("cumprod", "fn f(x: f64[4]) -> f64 { sum(cumprod(x) * [1.0, -2.0, 3.0, 0.5]) }", "x", vec![v4()]),
+        ("cumprod axis 0", "fn f(m: f64[2, 3]) -> f64 { sum(sin(cumprod(m + 2.0, 0))) }", "m", vec![m23()]),
     ];
     let mut worst = 0.0f64;
     for (what, src, w, args) in cases {
@@ -229,6 +231,12 @@ fn matmul_layout_and_indexing() {
         ("set_slice", "fn f(x: f64[4], v: f64[2]) -> f64 { sum(sin(set_slice(x, v * x[0], 1, 3))) }", "x", vec![v4(), tensor(&[2], &[0.5, -0.2])]),
         ("set_slice value", "fn f(x: f64[4], v: f64[2]) -> f64 { sum(sin(set_slice(x, v * v, 1, 3))) }", "v", vec![v4(), tensor(&[2], &[0.5, -0.2])]),
         ("concat", "fn f(x: f64[4], y: f64[2]) -> f64 { sum(sin(concat([x, y * x[0], x], 0)) * cumsum(ones([10]))) }", "x", vec![v4(), tensor(&[2], &[0.5, -0.2])]),
+        (
+            "split",
+            "fn f(x: f64[4], m: f64[3, 4]) -> f64 { let (a, b, c) = split(x * x, [1, 2, 1], 0); let (p, q) = split(m * x, [1, 2], 0); sum(a) * 2.0 + sum(sin(b)) + sum(c) * sum(c) + sum(p * p) + sum(q) * x[0] }",
+            "x",
+            vec![v4(), m34()],
+        ),
         ("stack", "fn f(x: f64[4], y: f64[4]) -> f64 { sum(sin(stack([x, y], 1)) * [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]) }", "y", vec![v4(), pos4()]),
         ("tril", "fn f(m: f64[3, 4]) -> f64 { sum(sin(tril(m, 1))) }", "m", vec![m34()]),
         ("diagonal, wide", "fn f(m: f64[3, 4]) -> f64 { sum(sin(diagonal(m)) * [1.0, 2.0, 3.0]) }", "m", vec![m34()]),
@@ -294,6 +302,18 @@ fn calls_and_second_derivatives() {
             "fn f(x: f64[4], k: i64) -> f64 { let y = loop y = x * 2.0 for i in 0..k { y * x }; sum(sin(y)) }",
             "x",
             vec![v4(), Value::I64(ArrayD::from_elem(IxDyn(&[]), -1))],
+        ),
+        (
+            "through a scan and its stacked outputs, the trip count an argument",
+            "fn f(x: f64[4], k: i64) -> f64 { let (s, ys) = scan s = x for i in 0..k { (sin(s) * x + 0.1 * s, sum(s * s) * cast(i + 1, f64)) }; sum(s) + sum(ys * 0.5) }",
+            "x",
+            vec![v4(), Value::I64(ArrayD::from_elem(IxDyn(&[]), 3))],
+        ),
+        (
+            "through a scan that stacks its state",
+            "fn f(x: f64[4], k: i64) -> f64 { let (s, st) = scan s = x for i in 0..k { (tanh(s * x), s) }; sum(st * st) + sum(s) }",
+            "x",
+            vec![v4(), Value::I64(ArrayD::from_elem(IxDyn(&[]), 4))],
         ),
         (
             "a loop not on the path",

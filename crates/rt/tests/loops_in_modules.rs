@@ -1,5 +1,5 @@
 //! Loops in a module that holds other functions: each loop must start from its own initial
-//! state. IREE 3.13 gave a loop whose initial state is a broadcast scalar the storage of a
+//! state; and a scan's stacks must hold what each step gave. IREE 3.13 gave a loop whose initial state is a broadcast scalar the storage of a
 //! result that another function of the same module returns (found by the long run of the
 //! random-program test, for `f32`, `i32` and `bool` loops), so the lowering puts a barrier
 //! between a loop and its initial values. Compiled results are compared with the
@@ -23,6 +23,10 @@ fn fb(s: bool, x: bool[m]) { loop acc = broadcast(s, [m]) for step in 0..3 { log
 fn hub(x: f32[n, m], s: f32, s2: f32, x2: f32[1, m2]) -> (f32[?, ?], f32[?, ?]) { (g(x, s), f(s2, x2)) }
 fn hub_i(x: i32[n, m], s: i32, s2: i32, x2: i32[1, m2]) -> (i32[?, ?], i32[?, ?]) { (gi(x, s), fi(s2, x2)) }
 fn hub_b(x: bool[n, m], s: bool, s2: bool, x2: bool[m2]) -> (bool[?, ?], bool[?]) { (gb(x, s), fb(s2, x2)) }
+fn scalar_history(s0: f64, k: i64) -> (f64, f64[?], f64[?]) { scan s = s0 for i in 0..k { (s * 1.5 + 0.1, s * s, s) } }
+fn history(x: f64[4], k: i64) -> (f64[4], f64[?], f64[?, 4]) {
+    scan s = x for i in 0..k { (sin(s) * x + 0.1 * s, sum(s * s) * cast(i + 1, f64), s) }
+}
 ";
 
 fn t<T: Clone>(shape: &[usize], v: &[T]) -> ArrayD<T> {
@@ -52,6 +56,11 @@ fn each_loop_starts_from_its_own_initial_state() {
                 Value::I32(t(&[1, 3], &[1, 2, 3])),
             ],
         ),
+        // A scan stacking the state each step starts from, the trip count an argument: IREE
+        // gave rows of the final state and of the other stack unless each row is written
+        // from a value of its own.
+        ("history", vec![Value::F64(t(&[4], &[0.3, -0.7, 1.1, 0.2])), Value::I64(t(&[], &[3]))]),
+        ("scalar_history", vec![Value::F64(t(&[], &[0.5])), Value::I64(t(&[], &[4]))]),
         (
             "hub_b",
             vec![
@@ -70,6 +79,9 @@ fn each_loop_starts_from_its_own_initial_state() {
             let same = match (g, w) {
                 (Value::F32(a), Value::F32(b)) => {
                     a.shape() == b.shape() && a.iter().zip(b).all(|(p, q)| (p - q).abs() <= 1e-6 * (1.0 + q.abs()))
+                }
+                (Value::F64(a), Value::F64(b)) => {
+                    a.shape() == b.shape() && a.iter().zip(b).all(|(p, q)| (p - q).abs() <= 1e-12 * (1.0 + q.abs()))
                 }
                 _ => g == w,
             };

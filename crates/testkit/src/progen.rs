@@ -601,14 +601,14 @@ impl Gen<'_> {
         let float = dtype.is_float();
         let ops: &[&str] = if float { &["+", "-", "*", "/", "maximum", "minimum"] } else { &["+", "-", "*", "maximum", "minimum"] };
         let op = self.rng.pick(ops);
-        let (a, b) = if self.rng.one_in(4) {
-            (self.expr(shape, dtype, d), self.weak_literal(dtype))
-        } else {
-            self.operands(shape, dtype, d)
-        };
+        let weak = self.rng.one_in(4);
+        let (a, b) = if weak { (self.expr(shape, dtype, d), self.weak_literal(dtype)) } else { self.operands(shape, dtype, d) };
         match op {
             "maximum" | "minimum" => format!("{op}({a}, {b})"),
-            // A divisor away from 0, so that rounding differences are not blown up.
+            // A divisor away from 0, so that rounding differences are not blown up. A weak
+            // literal (never negative) stays bare: `abs(1.93)` would be an `f64` value, not a
+            // literal that takes the other operand's dtype.
+            "/" if weak => format!("({a}) / ({b} + 1.0)"),
             "/" => format!("({a}) / (abs({b}) + 1.0)"),
             _ => format!("({a}) {op} ({b})"),
         }

@@ -26,11 +26,6 @@ impl Tape {
             // give the right values yet.
             return Err(refuse(e, "a derivative taken through this loop cannot be differentiated again"));
         }
-        if l.scan {
-            // The backward code below handles a scan's stacked outputs, but compiled code
-            // gives wrong values for it when the trip count is an argument.
-            return Err(refuse(e, "a `scan` on the path from the differentiated parameter has no derivative yet"));
-        }
         let m = l.state.len();
         // A scan's per-step outputs are further results of the body.
         let out_tys = l.output_types();
