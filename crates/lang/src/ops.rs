@@ -589,8 +589,9 @@ impl Builtin {
         v
     }
 
+    /// The builtin called `name`, by its own name or an alias ([`ALIASES`]).
     pub fn from_name(name: &str) -> Option<Builtin> {
-        Builtin::all().into_iter().find(|b| b.name() == name)
+        Builtin::all().into_iter().find(|b| b.name() == name).or_else(|| ALIASES.iter().find(|(n, _)| *n == name).map(|&(_, b)| b))
     }
 
     pub fn name(self) -> &'static str {
@@ -679,9 +680,13 @@ impl Builtin {
     }
 }
 
-/// Every builtin name; user functions and the PyTensor importer's variables may not use them.
+/// Second names of builtins, as SciPy spells them.
+pub const ALIASES: [(&str, Builtin); 1] = [("psi", Builtin::Unary(UnaryOp::Digamma))];
+
+/// Every builtin name, aliases included; user functions and the PyTensor importer's
+/// variables may not use them.
 pub fn builtin_names() -> Vec<&'static str> {
-    Builtin::all().into_iter().map(Builtin::name).collect()
+    Builtin::all().into_iter().map(Builtin::name).chain(ALIASES.iter().map(|(n, _)| *n)).collect()
 }
 
 #[cfg(test)]
@@ -699,6 +704,9 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted.len(), names.len(), "duplicate builtin names: {names:?}");
         assert_eq!(Builtin::from_name("nope"), None);
+        for (alias, b) in ALIASES {
+            assert_eq!(Builtin::from_name(alias), Some(b));
+        }
     }
 
     #[test]

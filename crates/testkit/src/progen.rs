@@ -737,13 +737,21 @@ impl Gen<'_> {
         format!("cast({x}, {dtype})")
     }
 
-    /// `sum` / `mean` / `max` / `min` of a larger operand over one or two new axes (or over
-    /// nothing, `[]`). `max` / `min` fail where a reduced axis is empty at run time.
+    /// `sum` / `mean` / `max` / `min` / `var` / `std` / ... of a larger operand over one or
+    /// two new axes (or over nothing, `[]`). `max` / `min` fail where a reduced axis is empty at run time.
     fn reduce(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
         let mut ops: Vec<(&str, DType)> = vec![("max", dtype), ("min", dtype)];
         match dtype {
             DType::F32 | DType::F64 => {
-                ops.extend([("sum", dtype), ("sum", dtype), ("mean", dtype), ("prod", dtype), ("logsumexp", dtype)])
+                ops.extend([
+                    ("sum", dtype),
+                    ("sum", dtype),
+                    ("mean", dtype),
+                    ("prod", dtype),
+                    ("logsumexp", dtype),
+                    ("var", dtype),
+                    ("std", dtype),
+                ])
             }
             // bool and i32 sum (and multiply) as i64.
             DType::I64 => ops.extend([
@@ -789,7 +797,9 @@ impl Gen<'_> {
             let list: Vec<String> = axes.iter().map(|&a| self.axis_text(a, rank)).collect();
             format!("[{}]", list.join(", "))
         };
-        Some(format!("{op}({operand}, {axes_text})"))
+        // `var` and `std` sometimes with a `ddof` (which may leave no degree of freedom).
+        let ddof = if matches!(op, "var" | "std") && self.rng.one_in(2) { format!(", {}", self.rng.below(3)) } else { String::new() };
+        Some(format!("{op}({operand}, {axes_text}{ddof})"))
     }
 
     /// `argmax` / `argmin` (an `i64`) of an operand with one more axis; floats are exact, so
