@@ -54,7 +54,9 @@ Examples:
   ptl fmt --check src/*.ptl    exit 1 and list the files that are not canonical
   ptl fmt --write prog.ptl     rewrite the files in place
 
-The formatter does not keep comments yet, so --write refuses files that have any.";
+Comments are kept: one on its own line stays on its own line before the statement that
+follows it, one after code stays at the end of its statement's line (each statement is
+printed on one line, so a comment inside a statement that spans lines moves before it).";
 
 const REPL_HELP: &str = "\
 Examples:

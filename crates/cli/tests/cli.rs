@@ -574,16 +574,11 @@ fn fmt_prints_checks_and_writes() {
         .assert()
         .success()
         .stdout("");
-    // Comments would be lost: --write leaves such a file alone.
+    // Comments are kept.
     let commented = "// doubles\nfn f(x:f64)->f64{x*2.0}\n";
     let (_d2, c) = with_program(commented);
-    ptl()
-        .args(["fmt", "--write"])
-        .arg(&c)
-        .assert()
-        .code(1)
-        .stderr(contains("comments"));
-    assert_eq!(std::fs::read_to_string(&c).expect("read"), commented);
+    ptl().args(["fmt", "--write"]).arg(&c).assert().success();
+    assert_eq!(std::fs::read_to_string(&c).expect("read"), "// doubles\nfn f(x: f64) -> f64 {\n    x * 2.0\n}\n");
     let (_d3, bad) = with_program("fn f( {\n");
     ptl()
         .arg("fmt")

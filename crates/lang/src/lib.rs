@@ -16,7 +16,7 @@ pub mod value_fmt;
 
 pub use diag::{Diagnostic, ErrorKind};
 pub use span::{Span, Spanned};
-pub use syntax::{parse, pretty::print_program};
+pub use syntax::{parse, pretty::print_program, pretty::print_program_with_comments};
 pub use types::{DType, Dim, TensorType};
 pub use value::Value;
 

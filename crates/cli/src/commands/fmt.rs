@@ -11,11 +11,6 @@ pub enum Mode {
     Write,
 }
 
-/// ptl has no string literals, so `//` always starts a comment.
-fn has_comments(src: &str) -> bool {
-    src.contains("//")
-}
-
 pub fn fmt(files: &[PathBuf], mode: Mode) -> CmdResult {
     let mut ok = true;
     for file in files {
@@ -24,7 +19,7 @@ pub fn fmt(files: &[PathBuf], mode: Mode) -> CmdResult {
             continue;
         };
         let formatted = match ptl_lang::parse(&src) {
-            (Some(ast), diags) if diags.is_empty() => ptl_lang::print_program(&ast),
+            (Some(ast), diags) if diags.is_empty() => ptl_lang::print_program_with_comments(&ast, &src),
             (_, diags) => {
                 print_diagnostics(&diags, file, &src);
                 ok = false;
@@ -35,27 +30,11 @@ pub fn fmt(files: &[PathBuf], mode: Mode) -> CmdResult {
         match mode {
             Mode::Print => print!("{formatted}"),
             Mode::Check if !canonical => {
-                let why = if has_comments(&src) {
-                    " (the formatter does not keep comments yet)"
-                } else {
-                    ""
-                };
-                eprintln!(
-                    "{} is not formatted{why}; run `ptl fmt --write {}`",
-                    file.display(),
-                    file.display()
-                );
+                eprintln!("{} is not formatted; run `ptl fmt --write {}`", file.display(), file.display());
                 ok = false;
             }
             Mode::Check => {}
             Mode::Write if canonical => {}
-            Mode::Write if has_comments(&src) => {
-                eprintln!(
-                    "error: not rewriting {}: it has comments, which the formatter does not keep yet",
-                    file.display()
-                );
-                ok = false;
-            }
             Mode::Write => {
                 std::fs::write(file, formatted)
                     .map_err(|e| fail(format!("cannot write {}: {e}", file.display())))?;

@@ -4,6 +4,7 @@
 //! error of the file in one run; [`pretty::print_program`] turns a program back into
 //! canonical source.
 
+pub mod comments;
 pub mod lexer;
 mod loops;
 mod parser;

@@ -3,10 +3,11 @@
 //! Output re-parses to the same tree (spans aside): parentheses are inserted exactly where
 //! precedence needs them, and floats are printed in the shortest form that reads back as
 //! the same `f64`, always with a `.` or an exponent (`1.0`, `0.1`, `1e-300`). Comments are
-//! not part of the tree and are not printed.
+//! not part of the tree: [`print_program_with_comments`] places them back from the source.
 
 use std::fmt::Write;
 
+use super::comments::Pending;
 use crate::ast::*;
 
 /// Binding strength of each expression form, loosest first.
@@ -24,23 +25,44 @@ const INDENT: &str = "    ";
 /// The whole program: one statement per line, 4-space indentation, a blank line around
 /// every function definition.
 pub fn print_program(program: &Program) -> String {
+    write_program(program, &mut Pending::none())
+}
+
+/// [`print_program`] with the comments of `src` (the source `program` was parsed from) kept:
+/// see [`super::comments`] for where each goes.
+pub fn print_program_with_comments(program: &Program, src: &str) -> String {
+    write_program(program, &mut Pending::new(src))
+}
+
+fn write_program(program: &Program, pending: &mut Pending) -> String {
     let mut out = String::new();
     for (i, item) in program.items.iter().enumerate() {
         if i > 0 {
             let prev_fn = matches!(program.items[i - 1], Item::Fn(_));
-            if prev_fn || matches!(item, Item::Fn(_)) {
+            if (prev_fn || matches!(item, Item::Fn(_))) && !out.ends_with("\n\n") {
                 out.push('\n');
             }
         }
         match item {
-            Item::Fn(f) => write_fn(&mut out, f),
-            Item::Let(l) => write_let(&mut out, l, ""),
+            Item::Fn(f) => write_fn(&mut out, f, pending),
+            Item::Let(l) => write_let(&mut out, l, "", pending),
             Item::Print(p) => {
-                let _ = writeln!(out, "print {};", print_expr(&p.value));
+                pending.before(&mut out, p.span.end, "");
+                let _ = write!(out, "print {};", print_expr(&p.value));
+                end_line(&mut out, p.span.end, pending);
             }
         }
     }
+    pending.before(&mut out, usize::MAX, "");
     out
+}
+
+/// Ends a printed line, with the trailing comment of the statement ending at `end`.
+fn end_line(out: &mut String, end: usize, pending: &mut Pending) {
+    if let Some(c) = pending.trailing(end) {
+        out.push_str(&c);
+    }
+    out.push('\n');
 }
 
 /// One expression on one line, with minimal parentheses.
@@ -77,7 +99,8 @@ pub fn float_literal(x: f64) -> String {
     }
 }
 
-fn write_fn(out: &mut String, f: &FnDef) {
+fn write_fn(out: &mut String, f: &FnDef, pending: &mut Pending) {
+    pending.before(out, f.span.start, "");
     let params: Vec<String> = f
         .params
         .iter()
@@ -94,18 +117,32 @@ fn write_fn(out: &mut String, f: &FnDef) {
             let _ = write!(out, " -> ({})", tys.join(", "));
         }
     }
-    out.push_str(" {\n");
+    out.push_str(" {");
+    // A comment after the header's `{`.
+    let first = f.body.lets.first().map_or(f.body.result.span.start, |l| l.span.start);
+    end_line(out, first.min(header_end(f)), pending);
     for l in &f.body.lets {
-        write_let(out, l, INDENT);
+        write_let(out, l, INDENT, pending);
     }
-    let _ = writeln!(out, "{INDENT}{}", print_expr(&f.body.result));
-    out.push_str("}\n");
+    pending.before(out, f.body.result.span.end, INDENT);
+    let _ = write!(out, "{INDENT}{}", print_expr(&f.body.result));
+    end_line(out, f.body.result.span.end, pending);
+    pending.before(out, f.span.end.saturating_sub(1), INDENT);
+    out.push('}');
+    end_line(out, f.span.end, pending);
 }
 
-fn write_let(out: &mut String, l: &Let, indent: &str) {
+/// Where a function's header ends: just after the name, as far as comments go (a trailing
+/// comment on the header's line is found by its line).
+fn header_end(f: &FnDef) -> usize {
+    f.name.span.end
+}
+
+fn write_let(out: &mut String, l: &Let, indent: &str, pending: &mut Pending) {
+    pending.before(out, l.span.end, indent);
     out.push_str(indent);
     write_let_inline(out, l);
-    out.push('\n');
+    end_line(out, l.span.end, pending);
 }
 
 /// `let x: t = value;` or `let (a, b) = value;`, without indentation or line end.
