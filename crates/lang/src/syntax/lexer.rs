@@ -114,6 +114,34 @@ impl fmt::Display for Token<'_> {
     }
 }
 
+/// The reserved words other than the dtype names, and the tokens they lex to. The float
+/// constants `inf` and `nan` are literals (`-inf` is a negation, as `-1.0` is).
+const WORDS: [(&str, Token<'static>); 11] = [
+    ("fn", Token::Fn),
+    ("let", Token::Let),
+    ("print", Token::Print),
+    ("loop", Token::Loop),
+    ("scan", Token::Scan),
+    ("for", Token::For),
+    ("in", Token::In),
+    ("true", Token::True),
+    ("false", Token::False),
+    ("inf", Token::Float(f64::INFINITY)),
+    ("nan", Token::Float(f64::NAN)),
+];
+
+/// Every word the lexer reserves besides the dtype names ([`DType::name`]): the keywords and
+/// the literals `true`, `false`, `inf` and `nan`. None of them can be used as a name.
+pub const KEYWORDS: [&str; WORDS.len()] = {
+    let mut names = [""; WORDS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = WORDS[i].0;
+        i += 1;
+    }
+    names
+};
+
 /// What the character-level lexer produces before numbers are checked.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Raw<'src> {
@@ -173,20 +201,9 @@ fn raw_lexer<'src>() -> impl Parser<'src, &'src str, Vec<(Raw<'src>, SimpleSpan)
         .map(|s: &'src str| Raw::Number(s, NumShape::LeadingDot));
 
     let word = text::ascii::ident().map(|s: &'src str| {
-        Raw::Tok(match s {
-            "fn" => Token::Fn,
-            "let" => Token::Let,
-            "print" => Token::Print,
-            "loop" => Token::Loop,
-            "scan" => Token::Scan,
-            "for" => Token::For,
-            "in" => Token::In,
-            "true" => Token::True,
-            "false" => Token::False,
-            // The float constants (`-inf` is a negation, as `-1.0` is).
-            "inf" => Token::Float(f64::INFINITY),
-            "nan" => Token::Float(f64::NAN),
-            _ => match DType::from_name(s) {
+        Raw::Tok(match WORDS.iter().find(|(w, _)| *w == s) {
+            Some(&(_, tok)) => tok,
+            None => match DType::from_name(s) {
                 Some(d) => Token::DType(d),
                 None => Token::Ident(s),
             },
