@@ -9,6 +9,7 @@ use ptl_lower::Entry;
 use ptl_rt::{CacheOutcome, CompileCache, Device, Engine, EngineOptions};
 
 use crate::args::{DeviceArg, ExecOptions};
+use crate::spinner;
 
 /// Why a run failed: a report about the program's source (a failed run-time check, a bad
 /// argument), or a message about anything else.
@@ -104,9 +105,10 @@ impl Executor {
         let out = if self.opts.interp {
             ptl_interp::run_program(prog).map_err(RunError::from)
         } else {
-            self.engine().map_err(RunError::Message)?.run_script(prog).map_err(RunError::from)
+            let engine = self.engine().map_err(RunError::Message)?;
+            spinner::while_busy(|| engine.run_script(prog)).map_err(RunError::from)
         };
-        self.record(&out, t.elapsed());
+        self.record(&out, t.elapsed(), self.opts.interp);
         out
     }
 
@@ -117,24 +119,36 @@ impl Executor {
         name: &str,
         args: &[Value],
     ) -> Result<Vec<Value>, RunError> {
+        self.call_on(prog, name, args, self.opts.interp)
+    }
+
+    /// [`Executor::call`] by the interpreter (`interp`) or compiled, whatever the options say.
+    pub fn call_on(
+        &mut self,
+        prog: &TProgram,
+        name: &str,
+        args: &[Value],
+        interp: bool,
+    ) -> Result<Vec<Value>, RunError> {
         let t = Instant::now();
-        let out = if self.opts.interp {
+        let out = if interp {
             ptl_interp::call_function(prog, name, args).map_err(RunError::from)
         } else {
-            self.engine().map_err(RunError::Message)?.call(prog, name, args).map_err(RunError::from)
+            let engine = self.engine().map_err(RunError::Message)?;
+            spinner::while_busy(|| engine.call(prog, name, args)).map_err(RunError::from)
         };
-        self.record(&out, t.elapsed());
+        self.record(&out, t.elapsed(), interp);
         out
     }
 
     /// Keeps the timing line of a successful run (a failed one has no complete timings).
-    fn record<T, E>(&mut self, out: &Result<T, E>, total: Duration) {
+    fn record<T, E>(&mut self, out: &Result<T, E>, total: Duration, interp: bool) {
         if out.is_err() {
             self.last_timing = None;
             return;
         }
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        self.last_timing = Some(match (&self.engine, self.opts.interp) {
+        self.last_timing = Some(match (&self.engine, interp) {
             (Some(e), false) => {
                 let t = e.timings();
                 let source = match t.outcome {

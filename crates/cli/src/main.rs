@@ -10,6 +10,7 @@ mod npz;
 mod repl;
 mod report;
 mod source;
+mod spinner;
 mod typed_view;
 
 use std::io::IsTerminal;

@@ -731,8 +731,7 @@ mod terminal {
         p
     }
 
-    /// Types a line. The caller waits for the next prompt before typing again: the line
-    /// editor drops input typed while it is not reading.
+    /// Types a line.
     fn enter(p: &mut PtySession, line: &str) {
         p.send_line(line).expect("send");
     }
@@ -778,6 +777,31 @@ mod terminal {
         p.exp_eof().expect("exit on :quit");
         let saved = std::fs::read_to_string(&history).expect("history written");
         assert!(saved.contains("sum(sq(w))"), "history: {saved}");
+    }
+
+    #[test]
+    fn lines_typed_during_a_compile_all_run_and_a_slow_compile_shows_a_spinner() {
+        let d = tempfile::tempdir().expect("dir");
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ptl"));
+        c.env("PTL_CACHE_DIR", d.path().join("cache"))
+            .env("PTL_HISTORY", d.path().join("history"))
+            .env("PTL_SPINNER_AFTER_MS", "0")
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm");
+        let mut p = spawn_command(c, Some(60_000)).expect("spawn ptl");
+        p.exp_string(PROMPT).expect("first prompt");
+        enter(&mut p, ":mode compiled");
+        prompt(&mut p);
+        // Two lines typed while the first compiles (the spinner shows at once here).
+        enter(&mut p, "let a = [1.0, 2.0] * 3.0;");
+        p.exp_string("compiling and running").expect("a spinner while compiling");
+        enter(&mut p, "a + 100.0");
+        enter(&mut p, "a * 1000.0");
+        p.exp_string("[103. 106.]").expect("the second line ran");
+        p.exp_string("[3000. 6000.]").expect("the third line ran");
+        prompt(&mut p);
+        enter(&mut p, ":quit");
+        p.exp_eof().expect("exit");
     }
 
     #[test]

@@ -42,6 +42,28 @@ fn save_history(rl: &mut DefaultEditor, path: &Option<PathBuf>) {
     }
 }
 
+/// A whole line typed while the previous input was evaluated, if one is waiting. Between
+/// prompts the terminal is in its normal (canonical) mode, where the kernel has already echoed
+/// such a line and a read returns exactly one line; left to the line editor, which reads raw
+/// bytes in chunks, every typed-ahead line after the first would be dropped. A line typed
+/// only in part is left for the line editor, which shows it.
+fn typed_ahead_line() -> Option<String> {
+    let mut fds = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd, a zero timeout.
+    let ready = unsafe { libc::poll(&mut fds, 1, 0) };
+    if ready != 1 || fds.revents & libc::POLLIN == 0 {
+        return None;
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    // SAFETY: reading into a buffer of the given length.
+    let n = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+    if n <= 0 {
+        return None;
+    }
+    buf.truncate(n as usize);
+    Some(String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string())
+}
+
 pub fn repl(opts: ExecOptions) -> CmdResult {
     let interactive = std::io::stdin().is_terminal();
     let color = no_color_unset() && std::io::stdout().is_terminal();
@@ -62,7 +84,12 @@ pub fn repl(opts: ExecOptions) -> CmdResult {
     let mut pending = String::new();
     loop {
         let prompt = if pending.is_empty() { "ptl> " } else { "...> " };
-        match rl.readline(prompt) {
+        let ahead = if interactive { typed_ahead_line() } else { None };
+        let line = match ahead {
+            Some(line) => Ok(line),
+            None => rl.readline(prompt),
+        };
+        match line {
             Ok(line) => {
                 pending.push_str(&line);
                 pending.push('\n');

@@ -1,6 +1,11 @@
-//! The REPL's evaluation, independent of the line editor: a session keeps the source of
-//! every definition (`fn`, `let`) that succeeded, and each input is checked and run
-//! together with them. An input that fails leaves the session as it was.
+//! The REPL's evaluation, independent of the line editor. A session keeps the source of its
+//! functions and the *values* of its bindings: each input is checked against them (the
+//! values stand in as placeholders of their exact types) and then evaluated alone, as one
+//! function of the values it reads ([`input_fn`]), by the interpreter or compiled, whichever
+//! is faster for its size ([`tier`]). An input that fails leaves the session as it was.
+
+mod input_fn;
+pub mod tier;
 
 use ptl_lang::ast::{Item, Program};
 use ptl_lang::diag::render_all;
@@ -12,6 +17,8 @@ use crate::args::ExecOptions;
 use crate::exec::{self, Executor, RunError};
 use crate::report::shift_diagnostics;
 use crate::typed_view::{fn_signature, print_type};
+use input_fn::{INPUT_FN, InputFn, Slot};
+use tier::{Mode, Tier};
 
 /// What an input produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +45,8 @@ Commands:
   :mlir EXPR    the MLIR module that computes an expression (or a function)
   :load FILE    run a file and keep its definitions
   :defs         the definitions of this session
+  :mode [MODE]  how inputs run: auto (the interpreter for small work, IREE for
+                large work), interp or compiled; without MODE, the current one
   :reset        forget every definition
   :help         this text
   :quit         leave (also Ctrl-D)";
@@ -45,23 +54,32 @@ Commands:
 /// The name diagnostics of REPL input are reported under.
 const INPUT_NAME: &str = "<input>";
 
-/// One definition of the session, as canonical source.
+/// An expression typed alone is evaluated as this statement.
+const PRINT: &str = "print ";
+
+/// One definition of the session, as canonical source (for `:defs`; only functions are
+/// checked again, bindings live on as values).
 struct Def {
     name: String,
     is_fn: bool,
     src: String,
 }
 
-/// A program built from the session's definitions followed by new text.
+/// A program built from the session's functions, placeholders for its values, then new text.
 struct Candidate {
     src: String,
     /// Where the new text starts in `src`.
     offset: usize,
+    /// The number of placeholder statements before the new text.
+    placeholders: usize,
 }
 
 pub struct Repl {
     defs: Vec<Def>,
+    /// The session's bindings, in binding order, each name once.
+    values: Vec<(String, Value)>,
     exec: Executor,
+    mode: Mode,
     color: bool,
     time: bool,
     timing: Option<String>,
@@ -83,12 +101,21 @@ pub fn is_incomplete(text: &str) -> bool {
     depth > 0
 }
 
+/// `let v = zeros([2, 3], f64);`: a statement giving `v` the type of `value`.
+fn placeholder(name: &str, value: &Value) -> String {
+    let dims: Vec<String> = value.shape().iter().map(|n| n.to_string()).collect();
+    format!("let {name} = zeros([{}], {});\n", dims.join(", "), value.dtype())
+}
+
 impl Repl {
     pub fn new(opts: ExecOptions, color: bool) -> Self {
         let time = opts.time;
+        let mode = if opts.interp { Mode::Interp } else { Mode::Auto };
         Repl {
             defs: Vec::new(),
+            values: Vec::new(),
             exec: Executor::new(opts),
+            mode,
             color,
             time,
             timing: None,
@@ -123,6 +150,7 @@ impl Repl {
             "t" | "type" => self.type_of(arg),
             "mlir" => self.mlir(arg),
             "l" | "load" => self.load(arg),
+            "mode" => self.set_mode(arg),
             "defs" => {
                 let all: Vec<&str> = self.defs.iter().map(|d| d.src.trim_end()).collect();
                 if all.is_empty() {
@@ -133,11 +161,25 @@ impl Repl {
             }
             "reset" => {
                 self.defs.clear();
+                self.values.clear();
                 Output::Nothing
             }
             _ => Output::Error(format!(
                 "error: unknown command `:{name}`; :help lists the commands"
             )),
+        }
+    }
+
+    fn set_mode(&mut self, arg: &str) -> Output {
+        if arg.is_empty() {
+            return Output::Text(format!("mode {}", self.mode.describe()));
+        }
+        match Mode::parse(arg) {
+            Some(m) => {
+                self.mode = m;
+                Output::Nothing
+            }
+            None => Output::Error(format!("error: unknown mode `{arg}`; the modes are auto, interp and compiled")),
         }
     }
 
@@ -149,20 +191,28 @@ impl Repl {
         })
     }
 
-    /// The definitions, minus the functions that `replaced` redefines, then `text`.
+    /// The session's functions minus those `replaced` redefines, each value's placeholder,
+    /// then `text`.
     fn candidate(&self, replaced: &[String], text: &str) -> Candidate {
-        let mut src = String::new();
-        for d in &self.defs {
-            if !(d.is_fn && replaced.contains(&d.name)) {
-                src.push_str(&d.src);
-                if !src.ends_with('\n') {
-                    src.push('\n');
-                }
-            }
+        let mut src = self.functions(replaced);
+        for (name, value) in &self.values {
+            src.push_str(&placeholder(name, value));
         }
         let offset = src.len();
         src.push_str(text);
-        Candidate { src, offset }
+        Candidate { src, offset, placeholders: self.values.len() }
+    }
+
+    /// The source of the session's functions, minus those `replaced` redefines.
+    fn functions(&self, replaced: &[String]) -> String {
+        let mut src = String::new();
+        for d in self.defs.iter().filter(|d| d.is_fn && !replaced.contains(&d.name)) {
+            src.push_str(&d.src);
+            if !src.ends_with('\n') {
+                src.push('\n');
+            }
+        }
+        src
     }
 
     /// Renders diagnostics of a candidate: against the new text alone when they all lie in it,
@@ -188,17 +238,62 @@ impl Repl {
         ptl_lang::frontend(&c.src).map_err(|diags| self.report(&diags, c, text, name))
     }
 
-    /// Runs the session's program; a failed run-time check is shown against the input that
-    /// holds it, when `at` names that input.
-    fn run(&mut self, prog: &TProgram, at: Option<(&Candidate, &str, &str)>) -> Result<Vec<Value>, Output> {
-        let out = self.exec.run_script(prog).map_err(|e| match (e, at) {
-            (RunError::Report(d), Some((c, text, name))) => self.report(std::slice::from_ref(&d), c, text, name),
-            (e, _) => Output::Error(format!("error: {e}")),
-        });
+    /// Checks `program` (parsed from `text`) against the session; returns its checked
+    /// statements and the function form that evaluates it.
+    fn prepare(&self, program: &Program, text: &str, name: &str) -> Result<(InputFn, String, usize), Output> {
+        let replaced = new_functions(program);
+        let c = self.candidate(&replaced, text);
+        let prog = self.check(&c, text, name)?;
+        let stmts: Vec<TStmt> = prog.top.iter().skip(c.placeholders).cloned().collect();
+        let f = InputFn::build(text, program, &stmts, &self.values);
+        let prefix = self.functions(&replaced);
+        let offset = prefix.len();
+        Ok((f, prefix, offset))
+    }
+
+    /// Evaluates the function form of an input; returns its results. Run-time errors are
+    /// shown against `shown`: the input text less its first bytes, as many as given.
+    fn evaluate(&mut self, f: &InputFn, prefix: &str, offset: usize, shown: (&str, usize), name: &str) -> Result<Vec<Value>, Output> {
+        let src = format!("{prefix}{}", f.src);
+        let prog = ptl_lang::frontend(&src).map_err(|d| Output::Error(render_all(&d, "<session>", &src, self.color)))?;
+        if !f.has_body {
+            return Ok(Vec::new());
+        }
+        let args: Vec<Value> = f
+            .params
+            .iter()
+            .filter_map(|p| self.values.iter().find(|(n, _)| n == p).map(|(_, v)| v.clone()))
+            .collect();
+        let tier = match prog.function(INPUT_FN) {
+            Some(func) => self.mode.choose(&prog, func),
+            None => Tier::Compiled,
+        };
+        let out = self.exec.call_on(&prog, INPUT_FN, &args, tier == Tier::Interp);
         if self.time {
             self.timing = self.exec.timing().map(str::to_string);
         }
-        out
+        out.map_err(|e| match e {
+            RunError::Report(d) => self.runtime_report(d, f, offset, &src, shown, name),
+            e => Output::Error(format!("error: {e}")),
+        })
+    }
+
+    /// A failed run-time check, shown against the input when its spans lie there.
+    fn runtime_report(&self, d: Diagnostic, f: &InputFn, offset: usize, src: &str, shown: (&str, usize), name: &str) -> Output {
+        let (text, skip) = shown;
+        let map = |s: &ptl_lang::Span| {
+            let s = f.to_input(s, offset)?;
+            Some(s.start.checked_sub(skip)?..s.end.checked_sub(skip)?)
+        };
+        let span = map(&d.span);
+        let labels: Option<Vec<_>> = d.labels.iter().map(|(s, l)| map(s).map(|s| (s, l.clone()))).collect();
+        match (span, labels) {
+            (Some(span), Some(labels)) => {
+                let d = Diagnostic { span, labels, ..d };
+                Output::Error(render_all(&[d], name, text, self.color))
+            }
+            _ => Output::Error(render_all(&[d], "<session>", src, self.color)),
+        }
     }
 
     /// A definition, statement or expression typed at the prompt (or a loaded file).
@@ -224,47 +319,33 @@ impl Repl {
         Output::Error(render_all(&diags, name, text, self.color))
     }
 
-    /// `fn`, `let` and `print` items: checked and run with the session; the definitions are
-    /// kept if everything succeeds.
+    /// `fn`, `let` and `print` items: checked with the session and evaluated; the definitions
+    /// are kept if everything succeeds.
     fn items(&mut self, p: &Program, text: &str, name: &str) -> Output {
-        let new_fns: Vec<String> = p
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Fn(f) => Some(f.name.name.clone()),
-                _ => None,
-            })
-            .collect();
-        let new_lets: Vec<String> = p
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Let(l) => Some(l.names().map(|n| n.name.clone()).collect::<Vec<_>>()),
-                _ => None,
-            })
-            .flatten()
-            .collect();
-        // Printing each new binding forces its evaluation, so a run-time error (a shape
-        // mismatch in `?` dims) is reported now rather than poisoning every later input.
-        let mut body = text.to_string();
-        if !body.ends_with('\n') {
-            body.push('\n');
-        }
-        for l in &new_lets {
-            body.push_str(&format!("print {l};\n"));
-        }
-        let c = self.candidate(&new_fns, &body);
-        let prog = match self.check(&c, text, name) {
-            Ok(p) => p,
+        self.items_shown(p, text, name, (text, 0))
+    }
+
+    fn items_shown(&mut self, p: &Program, text: &str, name: &str, shown: (&str, usize)) -> Output {
+        let (f, prefix, offset) = match self.prepare(p, text, name) {
+            Ok(x) => x,
             Err(out) => return out,
         };
-        let mut values = match self.run(&prog, Some((&c, text, name))) {
+        let results = match self.evaluate(&f, &prefix, offset, shown, name) {
             Ok(v) => v,
             Err(out) => return out,
         };
-        values.truncate(values.len().saturating_sub(new_lets.len()));
-        self.defs
-            .retain(|d| !(d.is_fn && new_fns.contains(&d.name)));
+        let mut printed = Vec::new();
+        for (slot, value) in f.slots.iter().zip(results) {
+            match slot {
+                Slot::Print => printed.push(value),
+                Slot::Bind(n) => {
+                    self.values.retain(|(m, _)| m != n);
+                    self.values.push((n.clone(), value));
+                }
+            }
+        }
+        let new_fns = new_functions(p);
+        self.defs.retain(|d| !(d.is_fn && new_fns.contains(&d.name)));
         for item in &p.items {
             let (name, is_fn) = match item {
                 Item::Fn(f) => (f.name.name.clone(), true),
@@ -276,38 +357,44 @@ impl Repl {
             });
             self.defs.push(Def { name, is_fn, src });
         }
-        show(&values)
+        show(&printed)
     }
 
     /// Checks `expr` as the operand of a `print` after the session's definitions.
     fn expression_program(&self, expr: &str) -> Result<TProgram, Output> {
-        const PREFIX: &str = "print ";
-        let c = self.candidate(&[], &format!("{PREFIX}{expr};\n"));
+        let c = self.candidate(&[], &format!("{PRINT}{expr};\n"));
         let c = Candidate {
-            offset: c.offset + PREFIX.len(),
+            offset: c.offset + PRINT.len(),
             ..c
         };
         self.check(&c, expr, INPUT_NAME)
     }
 
+    /// `expr` as the statement `print expr;`, parsed.
+    fn print_statement(expr: &str) -> Result<(String, Program), Output> {
+        let text = format!("{PRINT}{expr};");
+        match ptl_lang::parse(&text) {
+            (Some(p), d) if d.is_empty() => Ok((text, p)),
+            (_, d) => Err(Output::Error(render_all(&d, INPUT_NAME, &text, false))),
+        }
+    }
+
     fn expression(&mut self, expr: &str) -> Output {
-        let prog = match self.expression_program(expr) {
-            Ok(p) => p,
-            Err(out) => return out,
-        };
-        match self.run(&prog, None) {
-            Ok(values) => show(&values),
+        if let Err(out) = self.expression_program(expr) {
+            return out;
+        }
+        match Self::print_statement(expr) {
+            Ok((text, p)) => self.items_shown(&p, &text, INPUT_NAME, (expr, PRINT.len())),
             Err(out) => out,
         }
     }
 
-    /// The checked program of the definitions alone, and `name` if it names one of its
-    /// functions.
+    /// The checked program of the session's functions, and `name` if it names one of them.
     fn function_named(&self, name: &str) -> Option<TProgram> {
         if !self.defs.iter().any(|d| d.is_fn && d.name == name) {
             return None;
         }
-        ptl_lang::frontend(&self.candidate(&[], "").src).ok()
+        ptl_lang::frontend(&self.functions(&[])).ok()
     }
 
     fn type_of(&mut self, arg: &str) -> Output {
@@ -336,19 +423,31 @@ impl Repl {
         if let Some(out) = self.needs_arg("mlir", arg) {
             return out;
         }
-        let (prog, entry) = match self.function_named(arg) {
-            Some(prog) => (prog, Entry::Function(arg.to_string())),
-            None => {
-                let expr = arg.strip_suffix(';').unwrap_or(arg);
-                match self.expression_program(expr) {
-                    Ok(prog) => (prog, Entry::Script),
-                    Err(out) => return out,
-                }
-            }
+        if let Some(prog) = self.function_named(arg) {
+            return match exec::mlir(&prog, &Entry::Function(arg.to_string())) {
+                Ok(text) => Output::Text(text.trim_end().to_string()),
+                Err(e) => Output::Error(format!("error: {e}")),
+            };
+        }
+        let expr = arg.strip_suffix(';').unwrap_or(arg);
+        if let Err(out) = self.expression_program(expr) {
+            return out;
+        }
+        let (text, p) = match Self::print_statement(expr) {
+            Ok(x) => x,
+            Err(out) => return out,
         };
-        match exec::mlir(&prog, &entry) {
-            Ok(text) => Output::Text(text.trim_end().to_string()),
-            Err(e) => Output::Error(format!("error: {e}")),
+        let (f, prefix, _) = match self.prepare(&p, &text, INPUT_NAME) {
+            Ok(x) => x,
+            Err(out) => return out,
+        };
+        let src = format!("{prefix}{}", f.src);
+        match ptl_lang::frontend(&src) {
+            Ok(prog) => match exec::mlir(&prog, &Entry::Function(INPUT_FN.to_string())) {
+                Ok(text) => Output::Text(text.trim_end().to_string()),
+                Err(e) => Output::Error(format!("error: {e}")),
+            },
+            Err(d) => Output::Error(render_all(&d, "<session>", &src, self.color)),
         }
     }
 
@@ -371,6 +470,18 @@ impl Repl {
             Err(e) => Output::Error(format!("error: {e}")),
         }
     }
+}
+
+/// The names of the functions `program` defines.
+fn new_functions(program: &Program) -> Vec<String> {
+    program
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Fn(f) => Some(f.name.name.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 fn show(values: &[Value]) -> Output {
@@ -522,5 +633,75 @@ mod tests {
         assert!(e.contains("lib.ptl") && e.contains("nope"), "{e}");
         assert!(error(r.eval_line(":load /no/such/file.ptl")).contains("cannot read"));
         let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[cfg(test)]
+mod tier_tests {
+    use super::*;
+    use crate::args::DeviceArg;
+
+    fn session(interp: bool) -> Repl {
+        let opts = ExecOptions {
+            interp,
+            device: DeviceArg::LocalSync,
+            flush_denormals: false,
+            no_cache: true,
+            time: true,
+        };
+        Repl::new(opts, false)
+    }
+
+    fn text(out: Output) -> String {
+        match out {
+            Output::Text(t) => t,
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_mode_is_shown_and_can_be_forced() {
+        let mut r = session(false);
+        assert!(text(r.eval_line(":mode")).starts_with("mode auto"));
+        assert_eq!(r.eval_line(":mode interp"), Output::Nothing);
+        assert!(text(r.eval_line(":mode")).starts_with("mode interp"));
+        assert!(matches!(r.eval_line(":mode fast"), Output::Error(e) if e.contains("unknown mode `fast`")));
+        let mut forced = session(true);
+        assert!(text(forced.eval_line(":mode")).starts_with("mode interp"));
+    }
+
+    #[test]
+    fn small_inputs_are_interpreted_and_large_or_forced_ones_compiled() {
+        let mut r = session(false);
+        assert_eq!(r.eval_line("let v = [1.0, 2.0, 3.0];"), Output::Nothing);
+        assert_eq!(text(r.eval_line("sum(v * 2.0)")), "12.0");
+        let t = r.take_timing().expect("timed");
+        assert!(t.starts_with("time: interpreted"), "{t}");
+        r.eval_line(":mode compiled");
+        assert_eq!(text(r.eval_line("sum(v * 2.0)")), "12.0");
+        let t = r.take_timing().expect("timed");
+        assert!(t.contains("compile"), "{t}");
+        // Large work goes to IREE in auto mode, with the interpreter's answer.
+        r.eval_line(":mode auto");
+        assert_eq!(r.eval_line("let big = arange(1000000);"), Output::Nothing);
+        let compiled = text(r.eval_line("sum(cast(big, f64) * 0.5)"));
+        let t = r.take_timing().expect("timed");
+        assert!(t.contains("compile"), "{t}");
+        r.eval_line(":mode interp");
+        assert_eq!(text(r.eval_line("sum(cast(big, f64) * 0.5)")), compiled);
+        assert!(compiled.starts_with("24999975"), "{compiled}");
+    }
+
+    #[test]
+    fn an_input_reads_only_the_values_it_names() {
+        let mut r = session(true);
+        r.eval_line("let a = [1.0, 2.0];");
+        r.eval_line("let b = [[1, 2], [3, 4]];");
+        let m = text(r.eval_line(":mlir a * 2.0"));
+        assert!(m.contains("func.func @__input(%arg0: tensor<2xf64>)"), "{m}");
+        // A name bound again keeps its last value; the old one is gone.
+        r.eval_line("let a = a + 1.0; let a = a * 10.0;");
+        assert_eq!(text(r.eval_line("a")), "[20. 30.]");
+        assert!(text(r.eval_line(":defs")).contains("let a = a * 10.0;"));
     }
 }
