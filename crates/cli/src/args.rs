@@ -12,6 +12,7 @@ Examples:
   ptl emit prog.ptl --stage typed                show the inferred types
   ptl fmt --write prog.ptl                       rewrite a file in canonical formatting
   ptl repl                                       interactive session (also plain `ptl`)
+  ptl lsp                                        language server for editors (stdio)
 
 Environment:
   PTL_CACHE_DIR   where compiled modules are cached (default ~/.cache/ptl)
@@ -32,6 +33,13 @@ float32 -> f64 is applied); anything else is a ptl expression such as `[[1, 2], 
 `2.5` or `reshape([1, 2, 3, 4], [2, 2])`, whose number literals take the parameter's dtype as they would in
 source. Results print to stdout unless --out is given: one --out FILE.npy per result, in
 order.";
+
+const LSP_HELP: &str = "\
+An editor starts `ptl lsp` and talks to it over stdin and stdout. It offers diagnostics as
+you type (the codes and messages of `ptl check`), hover with the type and dims of any name
+or expression (for a call, the signature with the dims bound there), go to definition,
+document symbols, formatting (that of `ptl fmt`), completion and inlay hints for the types
+of `let`s. The book's chapter on editors has Neovim and VS Code set-ups.";
 
 const CHECK_HELP: &str = "\
 Examples:
@@ -184,6 +192,9 @@ pub enum Command {
         #[command(flatten)]
         exec: ExecOptions,
     },
+    /// Serve the Language Server Protocol over stdin/stdout, for editors
+    #[command(after_help = LSP_HELP)]
+    Lsp,
     /// Show or clear the compile cache
     #[command(after_help = CACHE_HELP)]
     Cache {

@@ -78,6 +78,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Repl { exec }) => commands::repl::repl(exec),
         Some(Command::Cache { action }) => commands::cache::cache(action),
+        Some(Command::Lsp) => ptl_lsp::serve_stdio().map_err(|e| report::fail(format!("language server: {e}"))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

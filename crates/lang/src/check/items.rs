@@ -142,7 +142,7 @@ impl Checker {
         }
         let mut fns: Vec<TFn> = defs
             .iter()
-            .filter_map(|f| self.typed_fns.remove(&f.name.name))
+            .filter_map(|f| self.typed_fns.remove(&f.name.name).or_else(|| self.partial_fns.remove(&f.name.name)))
             .collect();
         // Generated derivatives follow the functions they differentiate.
         fns.extend(self.generated.iter().filter_map(|n| self.typed_fns.remove(n)));
@@ -392,10 +392,7 @@ impl Checker {
                 }
             }
         }
-        if self.diags.len() > errors_before || results.len() != n_results {
-            return None;
-        }
-        let params = sig
+        let params: Vec<TParam> = sig
             .params
             .iter()
             .map(|(n, ty, span)| TParam {
@@ -404,6 +401,15 @@ impl Checker {
                 span: span.clone(),
             })
             .collect();
+        if self.diags.len() > errors_before || results.len() != n_results {
+            if self.keep_partial {
+                let declared = self.sigs.get(&name).and_then(|s| s.results.clone());
+                let tys = declared.unwrap_or_else(|| results.iter().map(|e| e.ty.clone()).collect());
+                let partial = TFn { name: name.clone(), params, body: TBlock { lets, results }, results: tys, span: f.span.clone() };
+                self.partial_fns.insert(name, partial);
+            }
+            return None;
+        }
         let result_tys = results.iter().map(|e| e.ty.clone()).collect();
         // Callers see the precise types of the checked body.
         if let Some(s) = self.sigs.get_mut(&name) {

@@ -40,6 +40,17 @@ pub fn check(program: &ast::Program) -> (Option<TProgram>, Vec<Diagnostic>) {
     }
 }
 
+/// Checks a parsed program and keeps whatever checked, errors or not: every function whose
+/// body checked, the `let`s and results that checked in a function with errors (its
+/// parameters as declared), and the top-level statements that checked. Meant for tools that
+/// show types while the source is being edited; a program with diagnostics does not hold the
+/// invariants of [`crate::typed`] and must not be run. The diagnostics are those of [`check`].
+pub fn check_partial(program: &ast::Program) -> (TProgram, Vec<Diagnostic>) {
+    let mut checker = Checker { keep_partial: true, ..Checker::default() };
+    let typed = checker.program(program);
+    (typed, checker.diags)
+}
+
 /// A checked expression; `weak` is set when it is made only of number literals, whose dtype
 /// adapts to the other operand.
 #[derive(Debug, Clone)]
@@ -87,6 +98,10 @@ pub(crate) struct Checker {
     pub(crate) typed_fns: HashMap<String, crate::typed::TFn>,
     /// The generated derivative functions, in the order they were made.
     pub(crate) generated: Vec<String>,
+    /// Whether to keep what checked of functions with errors (see [`check_partial`]).
+    pub(crate) keep_partial: bool,
+    /// Functions with errors, as far as they checked; filled only with `keep_partial`.
+    pub(crate) partial_fns: HashMap<String, crate::typed::TFn>,
 }
 
 impl Checker {
