@@ -503,18 +503,22 @@ mod tests {
     use super::*;
     use crate::args::DeviceArg;
 
-    fn session() -> Repl {
+    pub(super) fn session_with(interp: bool, time: bool) -> Repl {
         let opts = ExecOptions {
-            interp: true,
+            interp,
             device: DeviceArg::LocalSync,
             flush_denormals: false,
             no_cache: true,
-            time: false,
+            time,
         };
         Repl::new(opts, false)
     }
 
-    fn text(out: Output) -> String {
+    fn session() -> Repl {
+        session_with(true, false)
+    }
+
+    pub(super) fn text(out: Output) -> String {
         match out {
             Output::Text(t) => t,
             other => panic!("expected text, got {other:?}"),
@@ -638,25 +642,11 @@ mod tests {
 
 #[cfg(test)]
 mod tier_tests {
+    use super::tests::{session_with, text};
     use super::*;
-    use crate::args::DeviceArg;
 
     fn session(interp: bool) -> Repl {
-        let opts = ExecOptions {
-            interp,
-            device: DeviceArg::LocalSync,
-            flush_denormals: false,
-            no_cache: true,
-            time: true,
-        };
-        Repl::new(opts, false)
-    }
-
-    fn text(out: Output) -> String {
-        match out {
-            Output::Text(t) => t,
-            other => panic!("expected text, got {other:?}"),
-        }
+        session_with(interp, true)
     }
 
     #[test]
