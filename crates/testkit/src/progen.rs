@@ -271,6 +271,12 @@ pub fn random_function(seed: u64, name: &str, depth: usize) -> GeneratedFn {
 
     let mut lets = String::new();
     for i in 0..g.rng.below(3) {
+        if g.rng.one_in(5) {
+            if let Some(split) = g.split_let(i, depth.saturating_sub(1)) {
+                lets.push_str(&split);
+                continue;
+            }
+        }
         let (shape, dtype) = (g.random_shape(), g.random_dtype());
         let value = g.expr(&shape, dtype, depth.saturating_sub(1));
         lets.push_str(&format!("    let a{i} = {value};\n"));
@@ -895,6 +901,41 @@ impl Gen<'_> {
         let a = self.expr(&first, dtype, d);
         let b = self.expr(&second, dtype, d);
         Some(format!("{red}(concat([{a}, {b}], {axis_text}), {axis_text})"))
+    }
+
+    /// `let (s{i}, t{i}) = split(concat([y, z], axis), [p, q], axis);`: two parts of a joined
+    /// array, of static sizes (1 or a dimension spelled as a number), in the joined order or
+    /// swapped so that they straddle the join. Both parts enter the scope.
+    fn split_let(&mut self, i: usize, depth: usize) -> Option<String> {
+        let mut statics: Vec<(D, usize)> = vec![(D::One, 1)];
+        for &v in &self.vars {
+            if let Spelling::Static(s) = self.spelling[v] {
+                statics.push((D::Var(v), s));
+            }
+        }
+        let base = self.random_shape();
+        if base.is_empty() {
+            return None;
+        }
+        let dtype = self.random_dtype();
+        let axis = self.rng.below(base.len());
+        let with = |d: D| {
+            let mut s = base.clone();
+            s[axis] = d;
+            s
+        };
+        let (a, b) = (self.rng.pick(&statics), self.rng.pick(&statics));
+        let y = self.expr(&with(a.0), dtype, depth);
+        let z = self.expr(&with(b.0), dtype, depth);
+        let (first, second) = if self.rng.one_in(2) { (b, a) } else { (a, b) };
+        let axis_text = self.axis_text(axis, base.len());
+        let (p, q) = (format!("s{i}"), format!("t{i}"));
+        self.scope.push(Var { name: p.clone(), shape: with(first.0), dtype, exact: false });
+        self.scope.push(Var { name: q.clone(), shape: with(second.0), dtype, exact: false });
+        Some(format!(
+            "    let ({p}, {q}) = split(concat([{y}, {z}], {axis_text}), [{}, {}], {axis_text});\n",
+            first.1, second.1
+        ))
     }
 
     /// `shape` with `extra` random dims inserted, and where they are (sorted).
