@@ -7,6 +7,7 @@ mod context;
 mod emitter;
 mod error;
 mod expr;
+mod folding;
 mod iree;
 mod loops;
 mod module;

@@ -44,3 +44,48 @@ fn batched_products_of_normalised_f32_operands() {
         agrees(src, args);
     }
 }
+
+/// Compiled equals interpreted, exactly for integers and within 1e-12 for floats.
+fn same_as_interpreter(src: &str, args: &[Value]) {
+    let prog = ptl_lang::frontend(src).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+    let want = ptl_interp::call_function(&prog, "f", args).expect("the interpreter runs it");
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let got = engine.call(&prog, "f", args).unwrap_or_else(|e| panic!("{src}: {e}"));
+    let ok = match (&got[0], &want[0]) {
+        (Value::F64(g), Value::F64(w)) => g.shape() == w.shape() && g.iter().zip(w).all(|(p, q)| (p - q).abs() <= 1e-12 * (1.0 + q.abs())),
+        (Value::F32(g), Value::F32(w)) => g.shape() == w.shape() && g.iter().zip(w).all(|(p, q)| (p - q).abs() <= 1e-5 * (1.0 + q.abs())),
+        (g, w) => g == w,
+    };
+    assert!(ok, "{src}:\ncompiled {}\ninterpreter {}", got[0], want[0]);
+}
+
+/// A reduction (or scan, or product) of an operand that reads data but folds to a constant
+/// lost its reduced extent: `sum(x - x + 1, 1)` gave 1 per row instead of 3.
+#[test]
+fn reductions_of_operands_that_fold_to_constants() {
+    let x = Value::I64(ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![1, 2, 3, 4, 5, 6]).unwrap());
+    let f = Value::F64(ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![0.5, -2.0, 3.0, f64::NAN, 0.0, 6.0]).unwrap());
+    let int = [
+        "sum(x - x + 1, 1)",
+        "sum(x * 0 + 2, 1) + sum(x ** 0, 1)",
+        "sum(cast(x == x, i64), 1)",
+        "max(x - x, 1) + min(x * 0 + 1, 1) + prod(x - x + 2, 1)",
+        "argmax(x - x, 1) + argmin(x * 0, 1)",
+        "sum(cumsum(x - x + 1, 1), 1)",
+        "sum((x - x + 1) @ ones([3, 2], i64), 1)",
+        "broadcast(sum(x ** 0), [n])",
+    ];
+    for body in int {
+        same_as_interpreter(&format!("fn f(x: i64[n, 3]) -> i64[n] {{ {body} }}"), std::slice::from_ref(&x));
+    }
+    let float = ["sum(f ** 0, 1)", "mean(f ** 0, 1)", "sum(where(broadcast(true, [n, 3]), 1.0, f), 1)", "sum(softmax(f ** 0, 1), 1)"];
+    for body in float {
+        same_as_interpreter(&format!("fn f(f: f64[n, 3]) -> f64[n] {{ {body} }}"), std::slice::from_ref(&f));
+    }
+    // The program that found it.
+    let s = Value::F32(ndarray::arr0(1.9064712524414063f32).into_dyn());
+    same_as_interpreter(
+        "fn f(s: f32) -> f32[1, 5] { sum(((abs(broadcast(s, [1, 5, 3])) + 0.5) ** (tanh(broadcast(s, [3])))) ** 0, 2) }",
+        std::slice::from_ref(&s),
+    );
+}
