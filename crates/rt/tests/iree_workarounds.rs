@@ -66,6 +66,10 @@ fn reductions_of_operands_that_fold_to_constants() {
     for body in float {
         same_as_interpreter(&format!("fn f(f: f64[n, 3]) -> f64[n] {{ {body} }}"), std::slice::from_ref(&f));
     }
+    // A constant summed over a unit axis and then over another (batch seed 220).
+    for (body, ty) in [("sum(broadcast(-4, [3, 1]))", "i64"), ("sum(broadcast(-4, [n, 3, 1]), [1, -1])", "i64[n]"), ("sum(sum(broadcast(-4.0, [n, 3, 1]), 2), 1)", "f64[n]")] {
+        same_as_interpreter(&format!("fn f(x: i64[n, 3]) -> {ty} {{ {body} }}"), std::slice::from_ref(&x));
+    }
     // The program that found it.
     let s = Value::F32(ndarray::arr0(1.9064712524414063f32).into_dyn());
     same_as_interpreter(

@@ -57,9 +57,9 @@ pub fn lower<'c, 'a>(
     }
     let x = &operands[0];
     let xv = expr::lower(e, scope, prog, x)?;
-    // See `crate::folding`: an operand that folds away its data is materialised first.
+    // See `crate::folding`: an operand that may fold to a constant is materialised first.
     let barrier = matches!(op.family(), Family::Reduction | Family::Scan | Family::Contraction);
-    let xv = if barrier && folding::folds_away_its_data(x) { e.optimization_barrier(xv)? } else { xv };
+    let xv = if barrier && folding::may_fold_to_constant(x) { e.optimization_barrier(xv)? } else { xv };
     match op {
         Op::Broadcast => {
             let like = match operands.get(1) {
@@ -89,7 +89,7 @@ pub fn lower<'c, 'a>(
         Op::MatMul => {
             let b = &operands[1];
             let bv = expr::lower(e, scope, prog, b)?;
-            let bv = if folding::folds_away_its_data(b) { e.optimization_barrier(bv)? } else { bv };
+            let bv = if folding::may_fold_to_constant(b) { e.optimization_barrier(bv)? } else { bv };
             contraction::matmul(e, scope, xv, &x.ty, bv, &b.ty, ty)
         }
         Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Err(LowerError::Internal(format!("`{op}` is an indexing op"))),
