@@ -240,10 +240,14 @@ impl Repl {
 
     /// Checks `program` (parsed from `text`) against the session; returns its checked
     /// statements and the function form that evaluates it.
-    fn prepare(&self, program: &Program, text: &str, name: &str) -> Result<(InputFn, String, usize), Output> {
+    /// Check errors are shown against `shown`, as for [`Repl::evaluate`].
+    fn prepare(&self, program: &Program, text: &str, name: &str, shown: (&str, usize)) -> Result<(InputFn, String, usize), Output> {
         let replaced = new_functions(program);
         let c = self.candidate(&replaced, text);
-        let prog = self.check(&c, text, name)?;
+        let (shown_text, skip) = shown;
+        let seen = Candidate { offset: c.offset + skip, ..c };
+        let prog = self.check(&seen, shown_text, name)?;
+        let c = Candidate { offset: seen.offset - skip, ..seen };
         let stmts: Vec<TStmt> = prog.top.iter().skip(c.placeholders).cloned().collect();
         let f = InputFn::build(text, program, &stmts, &self.values);
         let prefix = self.functions(&replaced);
@@ -326,7 +330,7 @@ impl Repl {
     }
 
     fn items_shown(&mut self, p: &Program, text: &str, name: &str, shown: (&str, usize)) -> Output {
-        let (f, prefix, offset) = match self.prepare(p, text, name) {
+        let (f, prefix, offset) = match self.prepare(p, text, name, shown) {
             Ok(x) => x,
             Err(out) => return out,
         };
@@ -380,9 +384,6 @@ impl Repl {
     }
 
     fn expression(&mut self, expr: &str) -> Output {
-        if let Err(out) = self.expression_program(expr) {
-            return out;
-        }
         match Self::print_statement(expr) {
             Ok((text, p)) => self.items_shown(&p, &text, INPUT_NAME, (expr, PRINT.len())),
             Err(out) => out,
@@ -437,7 +438,7 @@ impl Repl {
             Ok(x) => x,
             Err(out) => return out,
         };
-        let (f, prefix, _) = match self.prepare(&p, &text, INPUT_NAME) {
+        let (f, prefix, _) = match self.prepare(&p, &text, INPUT_NAME, (expr, PRINT.len())) {
             Ok(x) => x,
             Err(out) => return out,
         };
