@@ -6,7 +6,7 @@ use melior::{
     Context,
     dialect::func,
     ir::{
-        Block, BlockLike, Location, Module, Operation, Region, RegionLike, Type, Value, ValueLike,
+        Block, BlockLike, Identifier, Location, Module, Operation, Region, RegionLike, Type, Value, ValueLike,
         attribute::{StringAttribute, TypeAttribute},
         operation::OperationLike,
         r#type::FunctionType,
@@ -181,14 +181,16 @@ fn func_op<'c>(
     inputs: &[Type<'c>],
     results: &[Type<'c>],
     region: Region<'c>,
+    private: bool,
 ) -> Operation<'c> {
     let loc = Location::unknown(ctx);
+    let visibility = [(Identifier::new(ctx, "sym_visibility"), StringAttribute::new(ctx, "private").into())];
     func::func(
         ctx,
         StringAttribute::new(ctx, name),
         TypeAttribute::new(FunctionType::new(ctx, inputs, results).into()),
         region,
-        &[],
+        if private { &visibility[..] } else { &[] },
         loc,
     )
 }
@@ -241,7 +243,11 @@ fn lower_fn<'c>(ctx: &'c Context, prog: &TProgram, f: &TFn, checks_only: bool) -
         (false, true) => twin_name(&f.name),
         (false, false) => f.name.clone(),
     };
-    Ok(func_op(ctx, &name, &inputs, &results, region))
+    // A twin callee is only called by the checks entry: private, so IREE inlines it there and
+    // drops the tensors it computes, instead of compiling a second, barrier-free copy of the
+    // function as an export (one that IREE 3.13 could fail to partition).
+    let private = !checks_only && checks::in_twin();
+    Ok(func_op(ctx, &name, &inputs, &results, region, private))
 }
 
 fn lower_script<'c>(ctx: &'c Context, prog: &TProgram, checks_only: bool) -> Result<Operation<'c>> {
@@ -276,7 +282,7 @@ fn lower_script<'c>(ctx: &'c Context, prog: &TProgram, checks_only: bool) -> Res
     let region = Region::new();
     region.append_block(block);
     let name = if checks_only { checks_entry(SCRIPT_ENTRY) } else { SCRIPT_ENTRY.to_string() };
-    Ok(func_op(ctx, &name, &[], &result_types, region))
+    Ok(func_op(ctx, &name, &[], &result_types, region, false))
 }
 
 fn print_values<'c, 'a>(

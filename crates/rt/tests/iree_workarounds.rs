@@ -31,10 +31,15 @@ fn batched_products_of_normalised_f32_operands() {
 
 /// Compiled equals interpreted, exactly for integers and within 1e-12 for floats.
 fn same_as_interpreter(src: &str, args: &[Value]) {
+    same_as_interpreter_at(src, "f", args);
+}
+
+/// [`same_as_interpreter`] for a call of function `name`.
+fn same_as_interpreter_at(src: &str, name: &str, args: &[Value]) {
     let prog = ptl_lang::frontend(src).unwrap_or_else(|d| panic!("{src}: {d:?}"));
-    let want = ptl_interp::call_function(&prog, "f", args).expect("the interpreter runs it");
+    let want = ptl_interp::call_function(&prog, name, args).expect("the interpreter runs it");
     let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
-    let got = engine.call(&prog, "f", args).unwrap_or_else(|e| panic!("{src}: {e}"));
+    let got = engine.call(&prog, name, args).unwrap_or_else(|e| panic!("{src}: {e}"));
     let ok = match (&got[0], &want[0]) {
         (Value::F64(g), Value::F64(w)) => g.shape() == w.shape() && g.iter().zip(w).all(|(p, q)| (p - q).abs() <= 1e-12 * (1.0 + q.abs())),
         (Value::F32(g), Value::F32(w)) => g.shape() == w.shape() && g.iter().zip(w).all(|(p, q)| (p - q).abs() <= 1e-5 * (1.0 + q.abs())),
@@ -76,4 +81,16 @@ fn reductions_of_operands_that_fold_to_constants() {
         "fn f(s: f32) -> f32[1, 5] { sum(((abs(broadcast(s, [1, 5, 3])) + 0.5) ** (tanh(broadcast(s, [3])))) ** 0, 2) }",
         std::slice::from_ref(&s),
     );
+}
+
+/// A function called by the exported one was also compiled as a barrier-free export of its
+/// own (for the checks-only entry), and IREE failed to partition it ("circular dependency:
+/// input operation uses partition output"). Found by the random programs (batch seed 115).
+#[test]
+fn callees_of_the_checks_entry_with_loops() {
+    let src = "fn f(s: f64, kk: i64[k]) -> f64[k, k] { (where(loop acc = broadcast(true, [k, k]) for step in 0..0 { logical_xor(acc, step == 1) }, 0.29 - broadcast(s, [k, k]), broadcast(s, [k, k]))) @ (where(loop acc = broadcast(true, [k, k]) for step in 0..2 { logical_xor(acc, any(broadcast(false, [k, k]))) }, broadcast(s, [k, k]), loop acc = broadcast(s, [k, k]) for step in 0..1 { tanh(acc) * 0.5 + cast(step, f64) })) }
+fn hub(s: f64, k: i64[k]) -> f64[k, k] { f(s, k) }";
+    let s = Value::F64(ndarray::arr0(0.75).into_dyn());
+    let k = Value::I64(ArrayD::from_shape_vec(IxDyn(&[3]), vec![1, 2, 3]).unwrap());
+    same_as_interpreter_at(src, "hub", &[s, k]);
 }
