@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev libzstd-dev)
+# The last two: the Vulkan loader and Mesa's lavapipe, a Vulkan device on the CPU (`--device vulkan`).
+APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev libzstd-dev libvulkan1 mesa-vulkan-drivers)
 PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.0.7" "maturin>=1.7,<2" "pytest" "pexpect")
 VENV=.venv
 SUDO=""

@@ -2,6 +2,7 @@
 
 ``import pytensor_ptl`` registers the PyTensor mode ``"PTL"``: ``pytensor.function(...,
 mode="PTL")`` converts the rewritten graph to a ptl program, which IREE compiles for the CPU.
+Modes ``"PTL_VULKAN"`` and ``"PTL_CUDA"`` run it on the first Vulkan device or NVIDIA GPU.
 :func:`from_fgraph` gives the program itself (its ptl source, its checks, and a callable).
 """
 

@@ -27,12 +27,17 @@ class PTLLinker(JITLinker):
         "inline_einsum",
     )
 
+    #: Where compiled calls run: ``"cpu"``, ``"vulkan"`` or ``"cuda"`` (a class attribute:
+    #: PyTensor makes new linkers of the same class).
+    device = "cpu"
+
     def fgraph_convert(self, fgraph, **kwargs):
         check_supported(fgraph)
         try:
             prog = from_fgraph(fgraph)
         except NeedsStaticShapes:
-            return _PerShape(fgraph)
+            return _PerShape(fgraph, self.device)
+        prog._native.set_device(self.device)
         prog.check()
         prog._native.compile()
         return prog
@@ -47,8 +52,9 @@ class PTLLinker(JITLinker):
 class _PerShape:
     """One program per tuple of input shapes."""
 
-    def __init__(self, fgraph):
+    def __init__(self, fgraph, device):
         self.fgraph = fgraph
+        self.device = device
         self.programs = {}
 
     def __call__(self, *arrays):
@@ -56,6 +62,7 @@ class _PerShape:
         prog = self.programs.get(key)
         if prog is None:
             prog = from_fgraph(self.fgraph, input_shapes=key)
+            prog._native.set_device(self.device)
             prog.check()
             self.programs[key] = prog
         return prog(*arrays)
@@ -65,9 +72,26 @@ class _PerShape:
 PTL_QUERY = RewriteDatabaseQuery(include=["fast_run"], exclude=list(PTLLinker.incompatible_rewrites))
 
 
+class PTLVulkanLinker(PTLLinker):
+    """:class:`PTLLinker` running on the first Vulkan device (mode ``"PTL_VULKAN"``)."""
+
+    device = "vulkan"
+
+
+class PTLCudaLinker(PTLLinker):
+    """:class:`PTLLinker` running on the first NVIDIA GPU (mode ``"PTL_CUDA"``)."""
+
+    device = "cuda"
+
+
+#: The modes, by name, with their linkers.
+MODES = {"PTL": PTLLinker, "PTL_VULKAN": PTLVulkanLinker, "PTL_CUDA": PTLCudaLinker}
+
+
 def register() -> None:
-    if "PTL" not in predefined_modes:
-        register_mode("PTL", Mode(PTLLinker(), PTL_QUERY))
+    for name, linker in MODES.items():
+        if name not in predefined_modes:
+            register_mode(name, Mode(linker(), PTL_QUERY))
     _accept_in_config()
 
 
@@ -82,8 +106,8 @@ def _accept_in_config() -> None:
         return
 
     def accept(val, _apply=apply):
-        if isinstance(val, str) and val.upper() == "PTL":
-            return "PTL"
+        if isinstance(val, str) and val.upper() in MODES:
+            return val.upper()
         return _apply(val)
 
     accept._ptl = True

@@ -5,25 +5,38 @@ use std::cell::RefCell;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use ptl_rt::{CompileCache, Engine, EngineOptions};
+use ptl_rt::{CompileCache, Device, Engine, EngineOptions};
 
 thread_local! {
-    /// One engine per thread: it is not `Send`, and it keeps the compiled modules loaded.
-    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+    /// One engine per thread and device: it is not `Send`, and it keeps the compiled modules
+    /// loaded.
+    static ENGINES: RefCell<Vec<(Device, Engine)>> = const { RefCell::new(Vec::new()) };
 }
 
-pub fn with_engine<T>(f: impl FnOnce(&mut Engine) -> Result<T, ptl_rt::RtError>) -> PyResult<T> {
-    ENGINE.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let engine = match &mut *slot {
-            Some(e) => e,
+/// The device a name stands for: `cpu`, `vulkan` or `cuda`.
+pub fn parse_device(name: &str) -> PyResult<Device> {
+    match name.to_ascii_lowercase().as_str() {
+        "cpu" | "local-sync" => Ok(Device::LocalSync),
+        "local-task" => Ok(Device::LocalTask),
+        "vulkan" => Ok(Device::Vulkan),
+        "cuda" => Ok(Device::Cuda),
+        other => Err(PyValueError::new_err(format!("unknown device `{other}`: expected `cpu`, `vulkan` or `cuda`"))),
+    }
+}
+
+pub fn with_engine<T>(device: Device, f: impl FnOnce(&mut Engine) -> Result<T, ptl_rt::RtError>) -> PyResult<T> {
+    ENGINES.with(|cell| {
+        let mut engines = cell.borrow_mut();
+        let i = match engines.iter().position(|(d, _)| *d == device) {
+            Some(i) => i,
             None => {
-                let options = EngineOptions { cache_dir: CompileCache::default_dir(), ..Default::default() };
-                let e = Engine::new(options);
-                slot.insert(e.map_err(|e| PyRuntimeError::new_err(format!("cannot start the ptl runtime: {e}")))?)
+                let options = EngineOptions { device, cache_dir: CompileCache::default_dir(), ..Default::default() };
+                let e = Engine::new(options).map_err(|e| PyRuntimeError::new_err(format!("cannot start the ptl runtime: {e}")))?;
+                engines.push((device, e));
+                engines.len() - 1
             }
         };
-        f(engine).map_err(rt_error)
+        f(&mut engines[i].1).map_err(rt_error)
     })
 }
 

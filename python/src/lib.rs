@@ -38,15 +38,16 @@ fn check_source(src: &str, file: &str) -> PyResult<TProgram> {
 }
 
 /// Runs a ptl script compiled (as `ptl run`) or interpreted (as `ptl run --interp`); returns
-/// the printed values in order.
+/// the printed values in order. `device` is `cpu`, `vulkan` or `cuda`.
 #[pyfunction]
-#[pyo3(signature = (source, interp = false))]
-fn run_script(py: Python<'_>, source: &str, interp: bool) -> PyResult<Py<PyList>> {
+#[pyo3(signature = (source, interp = false, device = "cpu"))]
+fn run_script(py: Python<'_>, source: &str, interp: bool, device: &str) -> PyResult<Py<PyList>> {
+    let device = engine::parse_device(device)?;
     let typed = check_source(source, "<script>")?;
     let out = if interp {
         ptl_interp::run_program(&typed).map_err(|e| PyRuntimeError::new_err(e.to_string()))?
     } else {
-        py.detach(|| with_engine(|e| e.run_script(&typed)))?
+        py.detach(|| with_engine(device, |e| e.run_script(&typed)))?
     };
     values_to_list(py, out)
 }

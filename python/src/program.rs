@@ -7,7 +7,7 @@ use pyo3::types::PyList;
 use ptl_lang::typed::TProgram;
 use ptl_lang::{Value, diag, print_program};
 
-use crate::engine::with_engine;
+use crate::engine::{parse_device, with_engine};
 use crate::importer::Imported;
 use crate::values::{to_value, values_to_list};
 
@@ -24,6 +24,8 @@ pub struct Program {
     n_inputs: usize,
     /// The arguments after those, in parameter order.
     bound: Vec<Value>,
+    /// Where compiled calls run.
+    device: ptl_rt::Device,
 }
 
 impl Program {
@@ -35,7 +37,7 @@ impl Program {
             Ok(p) => (Some(p), String::new()),
             Err(d) => (None, diag::render_all(&d, "<imported>", &source, false)),
         };
-        Program { source, entry: imported.entry, typed, diagnostics, n_inputs, bound: imported.bound }
+        Program { source, entry: imported.entry, typed, diagnostics, n_inputs, bound: imported.bound, device: ptl_rt::Device::LocalSync }
     }
 
     fn typed(&self) -> PyResult<&TProgram> {
@@ -102,6 +104,12 @@ impl Program {
         Ok(f.results.iter().map(|t| t.to_string()).collect())
     }
 
+    /// Chooses where compiled calls run: `cpu` (the default), `vulkan` or `cuda`.
+    fn set_device(&mut self, device: &str) -> PyResult<()> {
+        self.device = parse_device(device)?;
+        Ok(())
+    }
+
     /// Compiles (once) and runs the function; returns one array per result.
     #[pyo3(signature = (*args))]
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyList>> {
@@ -110,7 +118,7 @@ impl Program {
         // Other Python threads run while IREE computes: the engine is this thread's own, and
         // nothing here touches Python objects.
         let entry = &self.entry;
-        let out = py.detach(|| with_engine(|e| e.call(typed, entry, &values)))?;
+        let out = py.detach(|| with_engine(self.device, |e| e.call(typed, entry, &values)))?;
         values_to_list(py, out)
     }
 
@@ -126,13 +134,13 @@ impl Program {
     /// Compiles the function now (through the compile cache) instead of at the first call.
     fn compile(&self) -> PyResult<()> {
         let typed = self.typed()?;
-        with_engine(|e| e.vmfb(typed, &ptl_lower::Entry::Function(self.entry.clone())).map(|_| ()))
+        with_engine(self.device, |e| e.vmfb(typed, &ptl_lower::Entry::Function(self.entry.clone())).map(|_| ()))
     }
 
     /// The MLIR module the function is compiled from.
     fn mlir(&self) -> PyResult<String> {
         let typed = self.typed()?;
-        with_engine(|e| e.mlir(typed, &ptl_lower::Entry::Function(self.entry.clone())))
+        with_engine(self.device, |e| e.mlir(typed, &ptl_lower::Entry::Function(self.entry.clone())))
     }
 }
 

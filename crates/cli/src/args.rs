@@ -101,6 +101,10 @@ pub enum DeviceArg {
     LocalSync,
     /// Run on a pool of worker threads (faster on large arrays)
     LocalTask,
+    /// Run on the first Vulkan device, a GPU or lavapipe (SPIR-V; f64 where the device has it)
+    Vulkan,
+    /// Run on the first NVIDIA GPU (a ptl built with the `cuda` feature)
+    Cuda,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug, PartialEq, Eq)]
@@ -121,7 +125,7 @@ pub struct ExecOptions {
     /// Execute with the reference interpreter instead of compiling through IREE
     #[arg(long)]
     pub interp: bool,
-    /// IREE CPU driver, e.g. `--device local-task`
+    /// Where compiled code runs: the CPU (`local-sync`, `local-task`), `vulkan` or `cuda`
     #[arg(long, value_enum, default_value = "local-sync")]
     pub device: DeviceArg,
     /// Flush subnormal floats to zero (faster on some CPUs; not IEEE, unlike NumPy)

@@ -74,6 +74,8 @@ impl Executor {
             let device = match self.opts.device {
                 DeviceArg::LocalSync => Device::LocalSync,
                 DeviceArg::LocalTask => Device::LocalTask,
+                DeviceArg::Vulkan => Device::Vulkan,
+                DeviceArg::Cuda => Device::Cuda,
             };
             // A cache folder others can write is not trusted with native code: the program
             // still runs, compiled afresh, and the user is told why.

@@ -6,10 +6,13 @@ use std::sync::OnceLock;
 use eerie::compiler::Compiler;
 
 use crate::error::{LowerError, Result};
+use crate::target::Target;
 
 /// Options that change the compiled code.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CompileOptions {
+    /// The device the code is for.
+    pub target: Target,
     /// `--iree-llvmcpu-target-cpu`: `host` tunes for this machine.
     pub target_cpu: String,
     /// Keep float sums in source order (bitwise reproducible) instead of reassociating.
@@ -25,17 +28,15 @@ pub struct CompileOptions {
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { target_cpu: "host".into(), exact_reductions: false, optimize: true, extra_flags: Vec::new() }
+        CompileOptions { target: Target::Cpu, target_cpu: "host".into(), exact_reductions: false, optimize: true, extra_flags: Vec::new() }
     }
 }
 
 impl CompileOptions {
     /// The compiler flags; part of the compile cache key.
     pub fn flags(&self) -> Vec<String> {
-        let mut flags = vec![
-            "--iree-hal-target-device=local".to_string(),
-            "--iree-hal-local-target-device-backends=llvm-cpu".to_string(),
-            format!("--iree-llvmcpu-target-cpu={}", self.target_cpu),
+        let mut flags = self.target.flags(&self.target_cpu);
+        flags.extend([
             // Without this IREE silently computes f64 programs in f32.
             "--iree-input-demote-f64-to-f32=false".to_string(),
             // Constant subexpressions are folded by MLIR (exact IEEE arithmetic) but not
@@ -43,7 +44,13 @@ impl CompileOptions {
             "--iree-opt-const-eval=false".to_string(),
             // `cf.assert` carries ptl's run-time checks; higher opt levels would strip it.
             "--iree-opt-strip-assertions=false".to_string(),
-        ];
+        ]);
+        if self.target != Target::Cpu {
+            // The options below tune IREE's CPU code generation; a GPU takes IREE's defaults
+            // and the caller's own flags.
+            flags.extend(self.extra_flags.iter().cloned());
+            return flags;
+        }
         if self.optimize {
             // Not the whole of `--iree-opt-level=O3`: in IREE 3.13 its dispatch-creation level
             // fails on some matmul + softmax programs ("write affecting operations on global
@@ -64,6 +71,18 @@ impl CompileOptions {
             flags.push("--iree-llvmcpu-reassociate-fp-reductions=false".to_string());
         }
         flags
+    }
+}
+
+impl CompileOptions {
+    /// What a compiled module depends on besides its text: the flags, and the device's
+    /// description that [`compile`] adds to the text. The compile cache keys on it.
+    pub fn identity(&self) -> Vec<String> {
+        let mut id = self.flags();
+        if let Target::Vulkan(caps) = self.target {
+            id.push(format!("vulkan device {caps:?}"));
+        }
+        id
     }
 }
 
@@ -192,13 +211,14 @@ static COMPILE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// optimising pipelines of IREE 3.13 reject some valid programs that its defaults compile.
 pub fn compile(mlir: &str, options: &CompileOptions) -> Result<Vec<u8>> {
     let c = compiler()?;
+    let mlir = &options.target.for_device(mlir)?;
     let _one_at_a_time = COMPILE_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let report = |e: eerie::compiler::CompilerError| {
         LowerError::Compiler(format!("IREE failed to compile the program: {}", summarize(&e)))
     };
     match c.compile_str(mlir, options.flags()) {
         Ok(vmfb) => Ok(vmfb),
-        Err(_) if options.optimize => {
+        Err(_) if options.optimize && options.target == Target::Cpu => {
             let plain = CompileOptions { optimize: false, ..options.clone() };
             c.compile_str(mlir, plain.flags()).map_err(report)
         }

@@ -13,10 +13,12 @@ mod loops;
 mod module;
 mod ops;
 mod scope;
+mod target;
 mod specialize;
 mod types;
 
 pub use error::LowerError;
+pub use target::{DEFAULT_CUDA_SM, Target, VulkanCaps};
 pub use iree::{COMPILER_ENV, CompileOptions, compile, compiler_identity, compiler_version};
 pub use checks::CheckSite;
 pub use module::{Entry, Lowered, SCRIPT_ENTRY, checks_entry, lower_program, lower_specialized};

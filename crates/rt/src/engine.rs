@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use eerie::runtime::{DeviceSpec, Program, Runtime};
+use eerie::runtime::{Program, Runtime};
 use ptl_lang::typed::{TProgram, TStmt};
 use ptl_lang::{DType, Value};
 use ptl_lower::{CompileOptions, Entry, SCRIPT_ENTRY};
@@ -12,27 +12,9 @@ use ptl_lower::{CompileOptions, Entry, SCRIPT_ENTRY};
 use crate::cache::{CacheOutcome, CompileCache};
 use crate::check::check_arguments;
 use crate::convert::{from_buffer, to_buffer};
+use crate::device::{Device, DeviceInfo};
 use crate::error::{Result, RtError};
 use crate::fpu;
-
-/// Which IREE CPU driver executes the code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Device {
-    /// Runs on the calling thread: lowest per-call overhead, best for small work.
-    #[default]
-    LocalSync,
-    /// Runs on a pool of worker threads: faster for large work.
-    LocalTask,
-}
-
-impl Device {
-    fn spec(self) -> DeviceSpec {
-        match self {
-            Device::LocalSync => DeviceSpec::local_sync(),
-            Device::LocalTask => DeviceSpec::local_task(),
-        }
-    }
-}
 
 /// When a function is compiled again for the concrete shapes of its arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +42,10 @@ const SPECIALIZE_LIMIT: usize = 8;
 pub struct EngineOptions {
     /// Shape specialisation of large calls.
     pub specialize: Specialize,
+    /// The device; a GPU's compile target (`compile.target`) follows from it.
     pub device: Device,
+    /// The CUDA compute capability to compile for (80 when `None`).
+    pub cuda_sm: Option<u32>,
     /// Flush subnormals to zero (faster on some CPUs, not IEEE). Off by default.
     pub flush_denormals: bool,
     /// Leave glibc's allocation thresholds alone, so freed large buffers go back to the
@@ -87,6 +72,7 @@ pub struct Timings {
 
 pub struct Engine {
     runtime: Runtime,
+    device: DeviceInfo,
     options: EngineOptions,
     cache: CompileCache,
     programs: HashMap<String, Program>,
@@ -111,16 +97,21 @@ pub struct Engine {
 const PREPARED_LIMIT: usize = 64;
 
 impl Engine {
-    pub fn new(options: EngineOptions) -> Result<Self> {
+    pub fn new(mut options: EngineOptions) -> Result<Self> {
+        let (device, target) = crate::device::probe(options.device, options.cuda_sm)?;
+        options.compile.target = target;
         fpu::ensure_linked();
         fpu::set_flush_denormals(options.flush_denormals);
         if !options.return_freed_buffers {
             crate::memory::keep_freed_buffers();
         }
-        let runtime = Runtime::new(options.device.spec())?;
+        let runtime = Runtime::new(options.device.spec()).map_err(|e| {
+            RtError::Device(format!("cannot open the {} device: {}", options.device.driver(), crate::error::status_message(&e.to_string())))
+        })?;
         let cache = CompileCache::new(options.cache_dir.clone());
         Ok(Engine {
             runtime,
+            device,
             options,
             cache,
             programs: HashMap::new(),
@@ -132,6 +123,11 @@ impl Engine {
             shape_calls: HashMap::new(),
             last: Timings::default(),
         })
+    }
+
+    /// The device calls run on, and what it can compute.
+    pub fn device(&self) -> &DeviceInfo {
+        &self.device
     }
 
     /// Timings of the most recent compile step.
@@ -155,11 +151,12 @@ impl Engine {
 
     /// The vmfb for `entry` (from the cache when possible).
     pub fn vmfb(&mut self, prog: &TProgram, entry: &Entry) -> Result<(String, std::sync::Arc<Vec<u8>>)> {
+        crate::device::check_fits(prog, entry, self.options.compile.target, &self.device)?;
         let t0 = Instant::now();
         let lowered = ptl_lower::lower_program(prog, entry)?;
         let mlir = lowered.mlir;
         let lower = t0.elapsed();
-        let flags = self.options.compile.flags();
+        let flags = self.options.compile.identity();
         // The compiler is identified without loading its library (a hit must stay cheap): by
         // the library file and the version its distribution declares.
         let version = format!("ptl {} {}", env!("CARGO_PKG_VERSION"), ptl_lower::compiler_identity()?);
@@ -265,7 +262,7 @@ impl Engine {
 
     fn load_specialized(&mut self, prog: &TProgram, name: &str, shapes: &[Vec<usize>]) -> Result<String> {
         let lowered = ptl_lower::lower_specialized(prog, name, shapes)?;
-        let flags = self.options.compile.flags();
+        let flags = self.options.compile.identity();
         let version = format!("ptl {} {}", env!("CARGO_PKG_VERSION"), ptl_lower::compiler_identity()?);
         let key = CompileCache::key(&lowered.mlir, &flags, &version);
         let options = self.options.compile.clone();
@@ -308,7 +305,7 @@ impl Engine {
             Ok(_) => Ok(()),
             Err(e) => Err(match self.check_named(key, &e.to_string()) {
                 Some(site) => RtError::Check(site),
-                None => RtError::from(e),
+                None => self.device_error(e),
             }),
         }
     }
@@ -332,6 +329,19 @@ impl Engine {
             {
                 return RtError::Check(site);
             }
+        }
+        self.device_error(e)
+    }
+
+    /// IREE's failure, or, for what a device's driver refuses, ptl's account of it.
+    fn device_error(&self, e: eerie::runtime::RuntimeError) -> RtError {
+        let text = e.to_string();
+        if self.device.device == Device::Vulkan && text.contains("empty buffer range") {
+            return RtError::Device(format!(
+                "the Vulkan device `{}` cannot run a kernel on an empty array (a value of size 0 here); \
+                 run this call on the CPU",
+                self.device.name
+            ));
         }
         RtError::from(e)
     }

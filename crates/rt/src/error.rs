@@ -22,6 +22,13 @@ pub enum RtError {
     Lower(#[from] ptl_lower::LowerError),
     #[error("compile cache at {path}: {message}")]
     Cache { path: String, message: String },
+    /// The chosen device cannot be used (no driver, no device).
+    #[error("{0}")]
+    Device(String),
+    /// The program computes something its device cannot (f64 on a device without 64-bit
+    /// floats); found before compiling.
+    #[error("{message}")]
+    Unsupported { message: String, span: Span },
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -41,6 +48,9 @@ impl RtError {
             RtError::Argument { span, .. } => {
                 let span = span.clone().unwrap_or(0..0);
                 Some(Diagnostic::new(ErrorKind::Runtime, span.clone(), self.to_string()).with_label(span, "this argument"))
+            }
+            RtError::Unsupported { message, span } => {
+                Some(Diagnostic::new(ErrorKind::Runtime, span.clone(), message.clone()).with_label(span.clone(), "here"))
             }
             _ => None,
         }

@@ -1,5 +1,5 @@
-//! ptl runtime: runs compiled programs on IREE's CPU runtime with checked arguments, IEEE
-//! subnormals by default, and a compile cache.
+//! ptl runtime: runs compiled programs on IREE's runtime (the CPU, Vulkan or CUDA) with checked
+//! arguments, IEEE subnormals on the CPU by default, and a compile cache.
 //!
 //! # Threads
 //!
@@ -16,6 +16,7 @@
 mod cache;
 mod check;
 mod convert;
+mod device;
 mod engine;
 mod error;
 pub mod fpu;
@@ -23,5 +24,6 @@ pub mod memory;
 
 pub use cache::{CacheOutcome, CompileCache};
 pub use check::{check_arguments, describe};
-pub use engine::{Device, Engine, EngineOptions, SPECIALIZE_FROM, Specialize, Timings};
+pub use device::{Device, DeviceInfo, VULKAN_NO_F64, VulkanDevice, vulkan_devices};
+pub use engine::{Engine, EngineOptions, SPECIALIZE_FROM, Specialize, Timings};
 pub use error::RtError;

@@ -1,0 +1,272 @@
+//! The devices a program can run on, what each can compute, and the check that a program fits
+//! its device before it is compiled.
+
+use std::collections::BTreeSet;
+
+use ptl_lang::typed::{TExpr, TExprKind, TProgram, TStmt};
+use ptl_lang::{DType, Span};
+use ptl_lower::{Entry, Target, VulkanCaps};
+
+use crate::error::{Result, RtError};
+
+/// Which IREE driver executes the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Device {
+    /// The CPU, on the calling thread: lowest per-call overhead, best for small work.
+    #[default]
+    LocalSync,
+    /// The CPU, on a pool of worker threads: faster for large work.
+    LocalTask,
+    /// The first Vulkan device (a GPU, or lavapipe on the CPU), through SPIR-V.
+    Vulkan,
+    /// The first NVIDIA GPU, through PTX (a `ptl` built with the `cuda` feature).
+    Cuda,
+}
+
+impl Device {
+    /// The name IREE's driver registry knows the driver by (and `--device` takes).
+    pub fn driver(self) -> &'static str {
+        match self {
+            Device::LocalSync => "local-sync",
+            Device::LocalTask => "local-task",
+            Device::Vulkan => "vulkan",
+            Device::Cuda => "cuda",
+        }
+    }
+
+    pub(crate) fn spec(self) -> eerie::runtime::DeviceSpec {
+        use eerie::runtime::DeviceSpec;
+        match self {
+            Device::LocalSync => DeviceSpec::local_sync(),
+            Device::LocalTask => DeviceSpec::local_task(),
+            Device::Vulkan => DeviceSpec::vulkan(),
+            Device::Cuda => DeviceSpec::cuda(),
+        }
+    }
+
+    /// Whether this `ptl` was built with the device's IREE driver.
+    pub fn built_in(self) -> bool {
+        match self {
+            Device::LocalSync | Device::LocalTask => true,
+            Device::Vulkan => cfg!(feature = "vulkan"),
+            Device::Cuda => cfg!(feature = "cuda"),
+        }
+    }
+}
+
+/// What was found about the device a session runs on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub device: Device,
+    /// The device's own name (`llvmpipe (LLVM 15.0.6, 256 bits)`, `NVIDIA H100`), or `cpu`.
+    pub name: String,
+    /// Whether it computes in 64-bit floats.
+    pub float64: bool,
+}
+
+/// Finds `device` and what it can do; an error says why it cannot be used.
+pub(crate) fn probe(device: Device, cuda_sm: Option<u32>) -> Result<(DeviceInfo, Target)> {
+    if !device.built_in() {
+        return Err(RtError::Device(format!(
+            "this ptl was built without IREE's `{}` driver (build it with the cargo feature `{}`)",
+            device.driver(),
+            device.driver()
+        )));
+    }
+    match device {
+        Device::LocalSync | Device::LocalTask => {
+            Ok((DeviceInfo { device, name: "cpu".into(), float64: true }, Target::Cpu))
+        }
+        Device::Vulkan => {
+            let vk = vulkan_devices().map_err(RtError::Device)?;
+            let first = vk.into_iter().next().ok_or_else(|| {
+                RtError::Device(
+                    "no Vulkan device found: install a GPU's Vulkan driver, or Mesa's lavapipe \
+                     (Debian: `apt install mesa-vulkan-drivers`) to run on the CPU"
+                        .into(),
+                )
+            })?;
+            let target = Target::Vulkan(first.caps);
+            Ok((DeviceInfo { device, name: first.name, float64: first.caps.float64 }, target))
+        }
+        Device::Cuda => {
+            let found = eerie::runtime::Runtime::available_devices(eerie::runtime::Driver::cuda())
+                .map_err(|e| RtError::Device(format!("no CUDA device: {}", crate::error::status_message(&e.to_string()))))?;
+            let first = found.into_iter().next().ok_or_else(|| RtError::Device("no NVIDIA GPU found by the CUDA driver".into()))?;
+            let sm = cuda_sm.unwrap_or(ptl_lower::DEFAULT_CUDA_SM);
+            Ok((DeviceInfo { device, name: first.name().to_string(), float64: true }, Target::Cuda { sm }))
+        }
+    }
+}
+
+/// One Vulkan physical device, in the order IREE's driver numbers them.
+#[derive(Debug, Clone)]
+pub struct VulkanDevice {
+    pub name: String,
+    /// What the code generation is told about it.
+    pub caps: VulkanCaps,
+}
+
+/// The machine's Vulkan devices, asked of the Vulkan loader (`libvulkan.so.1`).
+pub fn vulkan_devices() -> std::result::Result<Vec<VulkanDevice>, String> {
+    use ash::vk;
+    // SAFETY: loading the system's Vulkan loader runs its initialisers, as IREE's driver does.
+    let entry = unsafe { ash::Entry::load() }.map_err(|e| {
+        format!("cannot load the Vulkan loader (libvulkan.so.1): {e}; on Debian `apt install libvulkan1 mesa-vulkan-drivers`")
+    })?;
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
+    let info = vk::InstanceCreateInfo::default().application_info(&app);
+    // SAFETY: a plain instance with no layers or extensions, destroyed below.
+    let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| format!("cannot start Vulkan: {e}"))?;
+    // SAFETY: the instance is live until `destroy_instance`; the handles are only queried.
+    let devices = unsafe {
+        let found = instance.enumerate_physical_devices().map(|list| {
+            list.into_iter()
+                .map(|d| {
+                    let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+                    let mut sizes = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+                    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup).push_next(&mut sizes);
+                    instance.get_physical_device_properties2(d, &mut props2);
+                    let props = props2.properties;
+                    let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+                    let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut v12);
+                    instance.get_physical_device_features2(d, &mut features2);
+                    let features = features2.features;
+                    let limits = props.limits;
+                    let ops = vk::SubgroupFeatureFlags::SHUFFLE | vk::SubgroupFeatureFlags::ARITHMETIC;
+                    // One fixed subgroup size (the driver reports no range, or a range of one).
+                    let fixed = sizes.max_subgroup_size == 0 || sizes.min_subgroup_size == sizes.max_subgroup_size;
+                    let usable = subgroup.supported_stages.contains(vk::ShaderStageFlags::COMPUTE)
+                        && subgroup.supported_operations.contains(ops)
+                        && fixed
+                        && subgroup.subgroup_size > 0;
+                    VulkanDevice {
+                        name: props.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                        caps: VulkanCaps {
+                            float64: features.shader_float64 == vk::TRUE,
+                            int64: features.shader_int64 == vk::TRUE,
+                            int8: v12.shader_int8 == vk::TRUE && v12.storage_buffer8_bit_access == vk::TRUE,
+                            subgroup_size: usable.then_some(subgroup.subgroup_size),
+                            max_workgroup_size: limits.max_compute_work_group_size,
+                            max_invocations: limits.max_compute_work_group_invocations,
+                            shared_memory: limits.max_compute_shared_memory_size,
+                            max_workgroup_count: limits.max_compute_work_group_count,
+                        },
+                    }
+                })
+                .collect::<Vec<_>>()
+        });
+        instance.destroy_instance(None);
+        found
+    };
+    devices.map_err(|e| format!("cannot list Vulkan devices: {e}"))
+}
+
+/// The ops that SPIR-V has no 64-bit form for: Vulkan's extended instructions (GLSL.std.450)
+/// give `Exp`, `Log`, `Pow` and the functions built from them only for 16- and 32-bit floats.
+/// (`sin`, `cos`, `tan`, their inverses and `arctan2` have f64 forms.) The list is checked
+/// against the compiler by `crates/rt/tests/vulkan.rs`.
+pub const VULKAN_NO_F64: &[&str] = &[
+    "exp", "log", "log1p", "tanh", "sigmoid", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1", "log2",
+    "log10", "cbrt", "erf", "erfc", "gammaln", "digamma", "erfinv", "log1mexp", "softplus", "logaddexp", "**",
+    "logsumexp", "softmax", "log_softmax",
+];
+
+/// Fails when the program computes with 64-bit floats and `device` cannot, or uses an op the
+/// device has no 64-bit form of: the error names the first such value and where it is, before
+/// anything is compiled.
+pub(crate) fn check_fits(prog: &TProgram, entry: &Entry, target: Target, device: &DeviceInfo) -> Result<()> {
+    let Target::Vulkan(_) = target else { return Ok(()) };
+    let (driver, name) = (device.device.driver(), &device.name);
+    // IREE 3.13 computes a loop inside another loop's body wrongly on Vulkan (values from
+    // freed buffers), where the CPU gets it right: refused until that is fixed.
+    if let Some((_, span)) = first_hit(prog, entry, &|e: &TExpr| matches!(&e.kind, TExprKind::Loop(_)) && has_loop_inside(e), false) {
+        return Err(RtError::Unsupported {
+            message: format!(
+                "a loop inside a loop's body is not run on the {driver} device `{name}`: IREE 3.13 computes it \
+                 wrongly on Vulkan; run it on the CPU"
+            ),
+            span,
+        });
+    }
+    let float64 = target.has_float64();
+    let found = first_hit(prog, entry, &|e: &TExpr| {
+        if float64 {
+            // Only the ops without an f64 form, on f64 operands.
+            matches!(&e.kind, TExprKind::Op(op, args) if VULKAN_NO_F64.contains(&op.name())
+                && args.iter().any(|a| a.ty.dtype == DType::F64))
+        } else {
+            e.result_types().iter().any(|t| t.dtype == DType::F64)
+        }
+    }, !float64);
+    let Some((what, span)) = found else { return Ok(()) };
+    let message = if float64 {
+        format!(
+            "{what} computes in f64, which SPIR-V has no form of on the {driver} device `{name}` \
+             (Vulkan's exp, log and pow are 32-bit only); compute it in f32 (`cast(x, f32)`) or run on the CPU"
+        )
+    } else {
+        format!(
+            "{what} is f64, and the {driver} device `{name}` has no 64-bit floats (no `shaderFloat64`); \
+             use f32 (`cast(x, f32)`) or run on the CPU"
+        )
+    };
+    Err(RtError::Unsupported { message, span })
+}
+
+fn has_loop_inside(e: &TExpr) -> bool {
+    e.children().into_iter().any(|c| matches!(&c.kind, TExprKind::Loop(_)) || has_loop_inside(c))
+}
+
+/// The first expression the entry computes that `hit` picks (with `params`, or a parameter
+/// that is f64), in source order within each function, the functions it calls included.
+fn first_hit(prog: &TProgram, entry: &Entry, hit: &dyn Fn(&TExpr) -> bool, params: bool) -> Option<(String, Span)> {
+    let mut todo: Vec<&str> = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut exprs: Vec<&TExpr> = Vec::new();
+    match entry {
+        Entry::Script => {
+            for s in &prog.top {
+                match s {
+                    TStmt::Let(l) => exprs.push(&l.value),
+                    TStmt::Print(es, _) => exprs.extend(es.iter()),
+                }
+            }
+        }
+        Entry::Function(name) => todo.push(name),
+    }
+    loop {
+        if let Some(found) = exprs.iter().find_map(|e| first_hit_in(e, &mut todo, hit)) {
+            return Some(found);
+        }
+        exprs.clear();
+        let name = loop {
+            let n = todo.pop()?;
+            if seen.insert(n) {
+                break n;
+            }
+        };
+        let f = prog.function(name)?;
+        if let Some(p) = f.params.iter().find(|p| params && p.ty.dtype == DType::F64) {
+            return Some((format!("argument `{}` of `{}`", p.name, f.name), p.span.clone()));
+        }
+        exprs.extend(f.body.lets.iter().map(|l| &l.value));
+        exprs.extend(f.body.results.iter());
+    }
+}
+
+fn first_hit_in<'p>(e: &'p TExpr, calls: &mut Vec<&'p str>, hit: &dyn Fn(&TExpr) -> bool) -> Option<(String, Span)> {
+    for c in e.children() {
+        if let Some(found) = first_hit_in(c, calls, hit) {
+            return Some(found);
+        }
+    }
+    if let TExprKind::Call(name, _) | TExprKind::CallMulti(name, ..) = &e.kind {
+        calls.push(name);
+    }
+    let what = match &e.kind {
+        TExprKind::Op(op, _) => format!("`{}`", op.name()),
+        _ => "this value".to_string(),
+    };
+    hit(e).then_some((what, e.span.clone()))
+}
