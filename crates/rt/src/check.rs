@@ -7,13 +7,14 @@ use ptl_lang::typed::TFn;
 use ptl_lang::{Dim, Value};
 
 use crate::error::{Result, RtError};
+use crate::values::{Shaped, describe_shape};
 
 /// `f64[3, 4]` for an actual value.
 pub fn describe(v: &Value) -> String {
     v.tensor_type().to_string()
 }
 
-pub fn check_arguments(f: &TFn, args: &[Value]) -> Result<()> {
+pub fn check_arguments<A: Shaped>(f: &TFn, args: &[A]) -> Result<()> {
     if args.len() != f.params.len() {
         return Err(RtError::ArgumentCount { function: f.name.clone(), expected: f.params.len(), got: args.len() });
     }
@@ -23,7 +24,7 @@ pub fn check_arguments(f: &TFn, args: &[Value]) -> Result<()> {
         let fail = |detail: String| RtError::Argument {
             function: f.name.clone(),
             name: p.name.clone(),
-            got: describe(v),
+            got: describe_shape(v.dtype(), v.shape()),
             expected: p.ty.to_string(),
             detail,
             span: Some(p.span.clone()),

@@ -13,6 +13,7 @@ use crate::cache::{CacheOutcome, CompileCache};
 use crate::check::check_arguments;
 use crate::convert::{from_buffer, to_buffer};
 use crate::device::{Device, DeviceInfo};
+use crate::values::{Arg, DeviceValue, Shaped};
 use crate::error::{Result, RtError};
 use crate::fpu;
 
@@ -215,35 +216,61 @@ impl Engine {
 
     /// Calls one function; arguments are checked against its signature first.
     pub fn call(&mut self, prog: &TProgram, name: &str, args: &[Value]) -> Result<Vec<Value>> {
+        let args: Vec<Arg<'_>> = args.iter().map(Arg::Host).collect();
+        let outs = self.call_on_device(prog, name, &args)?;
+        outs.iter().map(|v| self.download(v)).collect()
+    }
+
+    /// Calls one function and keeps its results in device memory, where a later call can take
+    /// them as arguments without a round trip through the host ([`Engine::download`] reads
+    /// one). Host arguments are copied to the device once.
+    pub fn call_on_device(&mut self, prog: &TProgram, name: &str, args: &[Arg<'_>]) -> Result<Vec<DeviceValue>> {
         let f = prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.to_string()))?;
         check_arguments(f, args)?;
-        let dtypes: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
+        let results: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         let key = self.program(prog, &Entry::Function(name.to_string()))?;
         // One device copy of the arguments serves both the checks and the call.
-        let inputs = args.iter().map(|a| to_buffer(&self.runtime, a)).collect::<Result<Vec<_>>>()?;
+        let inputs = args
+            .iter()
+            .map(|a| match a {
+                Arg::Host(v) => to_buffer(&self.runtime, v),
+                Arg::Device(d) => Ok(d.buffer.clone()),
+            })
+            .collect::<Result<Vec<_>>>()?;
         self.checks_first(&key, name, &inputs)?;
         // Only arguments that passed the checks reach a specialised module: there a failing
         // check could have been folded into a compile error.
-        let key = self.specialized(prog, &key, name, args).unwrap_or(key);
+        let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
+        let key = self.specialized(prog, &key, name, &shapes).unwrap_or(key);
         self.last.invocations += 1;
-        let outs = match self.exported(&key, name)?.invoke(inputs) {
+        // Buffer views are reference-counted: the clones share the argument copies.
+        let outs = match self.exported(&key, name)?.invoke(inputs.clone()) {
             Ok(outs) => outs,
-            Err(e) => return Err(self.failure(&key, name, args, e)),
+            Err(e) => return Err(self.failure(&key, name, &inputs, e)),
         };
-        outs.iter().zip(dtypes).map(|(b, dt)| from_buffer(b, dt)).collect()
+        Ok(outs.into_iter().zip(results).map(|(buffer, dtype)| DeviceValue::new(buffer, dtype)).collect())
+    }
+
+    /// Copies a value into the device's memory, for calls that take it many times.
+    pub fn upload(&self, value: &Value) -> Result<DeviceValue> {
+        Ok(DeviceValue::new(to_buffer(&self.runtime, value)?, value.dtype()))
+    }
+
+    /// Copies a value from the device's memory to the host.
+    pub fn download(&self, value: &DeviceValue) -> Result<Value> {
+        from_buffer(&value.buffer, value.dtype)
     }
 }
 
 impl Engine {
     /// The key of `name`'s module specialised to the shapes of `args`, when the options ask
     /// for one and it compiles; `None` runs the dynamic module `key`.
-    fn specialized(&mut self, prog: &TProgram, key: &str, name: &str, args: &[Value]) -> Option<String> {
+    fn specialized(&mut self, prog: &TProgram, key: &str, name: &str, shapes: &[Vec<usize>]) -> Option<String> {
         let Specialize::FromElements(from) = self.options.specialize else { return None };
-        if args.is_empty() || args.iter().map(|a| a.shape().iter().product::<usize>()).sum::<usize>() < from {
+        if shapes.is_empty() || shapes.iter().map(|s| s.iter().product::<usize>()).sum::<usize>() < from {
             return None;
         }
-        let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-        let id = (key.to_string(), name.to_string(), shapes);
+        let id = (key.to_string(), name.to_string(), shapes.to_vec());
         if let Some(v) = self.variants.get(&id) {
             return v.clone();
         }
@@ -314,17 +341,15 @@ impl Engine {
     /// When IREE failed before any check ran (its own buffer validation), the module's
     /// checks-only twin of `name` runs on the same arguments to find the check that explains
     /// the failure; IREE's own message is the answer only when every check passes.
-    fn failure(&mut self, key: &str, name: &str, args: &[Value], e: eerie::runtime::RuntimeError) -> RtError {
+    fn failure(&mut self, key: &str, name: &str, inputs: &[eerie::runtime::Value], e: eerie::runtime::RuntimeError) -> RtError {
         if let Some(site) = self.check_named(key, &e.to_string()) {
             return RtError::Check(site);
         }
         let twin = ptl_lower::checks_entry(name);
         let has_twin = self.programs.get(key).is_some_and(|p| p.function(&format!("module.{twin}")).is_ok());
         if has_twin {
-            let inputs: Result<Vec<_>> = args.iter().map(|a| to_buffer(&self.runtime, a)).collect();
-            if let Ok(inputs) = inputs
-                && let Ok(f) = self.exported(key, &twin)
-                && let Err(twin_err) = f.invoke(inputs)
+            if let Ok(f) = self.exported(key, &twin)
+                && let Err(twin_err) = f.invoke(inputs.to_vec())
                 && let Some(site) = self.check_named(key, &twin_err.to_string())
             {
                 return RtError::Check(site);

@@ -19,6 +19,7 @@ mod convert;
 mod device;
 mod engine;
 mod error;
+mod values;
 pub mod fpu;
 pub mod memory;
 
@@ -27,3 +28,4 @@ pub use check::{check_arguments, describe};
 pub use device::{Device, DeviceInfo, VULKAN_NO_F64, VulkanDevice, vulkan_devices};
 pub use engine::{Engine, EngineOptions, SPECIALIZE_FROM, Specialize, Timings};
 pub use error::RtError;
+pub use values::{Arg, DeviceValue, Shaped};
