@@ -108,6 +108,16 @@ pub enum DeviceArg {
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug, PartialEq, Eq)]
+pub enum TargetArg {
+    /// This machine's CPU
+    Cpu,
+    /// SPIR-V for Vulkan
+    Vulkan,
+    /// PTX for NVIDIA GPUs
+    Cuda,
+}
+
+#[derive(Clone, Copy, ValueEnum, Debug, PartialEq, Eq)]
 pub enum Stage {
     /// The parsed syntax tree, printed as canonical source
     Ast,
@@ -177,6 +187,10 @@ pub enum Command {
         /// Write to this file instead of standard output (required for vmfb)
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// What the vmfb is compiled for; no device is needed (vulkan: any Vulkan 1.1 device
+        /// with 64-bit types; cuda: sm_80)
+        #[arg(long, value_enum, default_value = "cpu")]
+        target: TargetArg,
     },
     /// Print scripts in canonical formatting, check it, or rewrite the files
     #[command(after_help = FMT_HELP)]

@@ -61,7 +61,8 @@ fn main() -> ExitCode {
             stage,
             function,
             output,
-        }) => commands::emit::emit(&file, stage, function.as_deref(), output.as_ref()),
+            target,
+        }) => commands::emit::emit(&file, stage, function.as_deref(), output.as_ref(), target),
         Some(Command::Fmt {
             files,
             check,

@@ -857,3 +857,16 @@ fn output_into_a_pipe_closed_early_ends_quietly() {
     assert!(!stderr.contains("panicked"), "ptl panicked on a closed pipe:\n{stderr}");
     assert!(stderr.is_empty(), "unexpected output on stderr:\n{stderr}");
 }
+
+/// A module for a GPU is compiled without the GPU: the vmfb carries that target's executable.
+#[test]
+fn emit_vmfb_for_gpu_targets_needs_no_gpu() {
+    let (d, f) = with_program(AXPY);
+    for (target, format) in [("cuda", "cuda-nvptx-fb"), ("vulkan", "vulkan-spirv-fb")] {
+        let out = d.path().join(format!("axpy.{target}.vmfb"));
+        ptl().arg("emit").arg(&f).args(["--fn", "axpy", "--stage", "vmfb", "--target", target, "-o"]).arg(&out).assert().success();
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes.windows(format.len()).any(|w| w == format.as_bytes()), "{target}: no {format} executable");
+    }
+    ptl().arg("emit").arg(&f).args(["--target", "cuda"]).assert().code(1).stderr(contains("--target applies to --stage vmfb"));
+}

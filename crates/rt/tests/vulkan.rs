@@ -7,55 +7,15 @@
 
 #![cfg(feature = "vulkan")]
 
-use std::path::Path;
+mod common;
 
-use ptl_lang::{Value, map_value};
-use ptl_rt::{Device, Engine, EngineOptions, RtError};
-use ptl_testkit::fixture::{Expected, load_all};
+use common::devices::{engine_on, fixtures_agree};
+use ptl_lang::Value;
+use ptl_rt::{Device, Engine};
 
 /// A Vulkan engine, or `None` (with the reason printed) where this machine has no device.
 fn vulkan_engine() -> Option<Engine> {
-    let options = EngineOptions { device: Device::Vulkan, cache_dir: ptl_rt::CompileCache::default_dir(), ..Default::default() };
-    match Engine::new(options) {
-        Ok(e) => Some(e),
-        Err(e) if std::env::var("PTL_REQUIRE_VULKAN").is_ok_and(|v| v == "1") => panic!("PTL_REQUIRE_VULKAN=1 but: {e}"),
-        Err(e) => {
-            eprintln!("SKIPPED: no Vulkan device ({e}); install mesa-vulkan-drivers to run these tests");
-            None
-        }
-    }
-}
-
-fn close(a: f64, b: f64, rtol: f64, atol: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + rtol * a.abs().max(b.abs())
-}
-
-/// Why `got` differs from `want`: f32 within rtol 1e-5, f64 within 1e-12 (the CPU's
-/// tolerance), integers and bools exactly.
-fn compare(got: &Value, want: &Value) -> Option<String> {
-    if got.dtype() != want.dtype() || got.shape() != want.shape() {
-        return Some(format!("type {} vs expected {}", got.tensor_type(), want.tensor_type()));
-    }
-    let floats: Option<(Vec<f64>, Vec<f64>, f64, f64)> = match (got, want) {
-        (Value::F32(g), Value::F32(w)) => {
-            Some((g.iter().map(|&x| x as f64).collect(), w.iter().map(|&x| x as f64).collect(), 1e-5, 1e-30))
-        }
-        (Value::F64(g), Value::F64(w)) => Some((g.iter().copied().collect(), w.iter().copied().collect(), 1e-12, 1e-300)),
-        _ => None,
-    };
-    match floats {
-        Some((g, w, rtol, atol)) => g
-            .iter()
-            .zip(&w)
-            .enumerate()
-            .find(|(_, (a, b))| !close(**a, **b, rtol, atol))
-            .map(|(i, (a, b))| format!("element {i}: {a} vs expected {b}")),
-        None => {
-            let g = map_value!(got, a => format!("{:?}", a.iter().collect::<Vec<_>>()));
-            let w = map_value!(want, a => format!("{:?}", a.iter().collect::<Vec<_>>()));
-            (g != w).then(|| format!("{g} vs expected {w}"))
-        }
-    }
+    engine_on(Device::Vulkan, "PTL_REQUIRE_VULKAN")
 }
 
 /// Where lavapipe itself is not IEEE: these fixtures are not compared on it (a GPU's driver
@@ -69,55 +29,14 @@ const LAVAPIPE_DEVIATIONS: &[(&str, &str)] = &[(
 fn fixtures_on_vulkan_agree_with_the_interpreter() {
     let Some(mut engine) = vulkan_engine() else { return };
     eprintln!("Vulkan device: {} (f64: {})", engine.device().name, engine.device().float64);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
-    let all = load_all(&dir);
-    let mut failures = Vec::new();
-    let mut outputs = 0;
-    let mut refused = Vec::new();
-    for f in &all {
-        let name = f.path.display().to_string();
-        if engine.device().name.starts_with("llvmpipe")
-            && let Some((_, why)) = LAVAPIPE_DEVIATIONS.iter().find(|(path, _)| name.ends_with(path))
-        {
-            eprintln!("{name}: not compared on lavapipe: {why}");
-            continue;
+    let lavapipe = engine.device().name.starts_with("llvmpipe");
+    let skip = move |name: &str| {
+        if !lavapipe {
+            return None;
         }
-        let expect_failure = match &f.expected {
-            Expected::Output(_) => false,
-            Expected::Error(e) if e.starts_with("runtime error") => true,
-            Expected::Error(_) | Expected::Missing => continue,
-        };
-        let prog = ptl_lang::frontend(&f.source).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-        let want = ptl_interp::run_program(&prog);
-        match (want, engine.run_script(&prog)) {
-            (Ok(want), Ok(got)) if !expect_failure => {
-                outputs += 1;
-                if got.len() != want.len() {
-                    failures.push(format!("{name}: {} values vs expected {}", got.len(), want.len()));
-                }
-                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                    if let Some(why) = compare(g, w) {
-                        failures.push(format!("{name}: print #{i}: {why}"));
-                    }
-                }
-            }
-            // What the device cannot compute is refused with ptl's reason: an f64 op SPIR-V
-            // has no form of (before compiling), or an empty array (Vulkan binds no empty buffer).
-            (_, Err(e @ (RtError::Unsupported { .. } | RtError::Device(_)))) => {
-                refused.push(format!("{name}: {e}"));
-            }
-            (Err(i), Err(c)) if expect_failure => {
-                let (want, got) = (i.diagnostic(), c.diagnostic());
-                if got.as_ref().map(|g| (&g.message, &g.span)) != Some((&want.message, &want.span)) {
-                    failures.push(format!("{name}: the interpreter failed with `{}`, Vulkan with `{c}`", want.message));
-                }
-            }
-            (want, got) => failures.push(format!("{name}: interpreter {want:?}, on Vulkan {got:?}")),
-        }
-    }
-    eprintln!("{outputs} fixtures agree; {} refused by the device:\n{}", refused.len(), refused.join("\n"));
-    assert!(outputs >= 50, "expected the output fixtures under {}", dir.display());
-    assert!(failures.is_empty(), "{} fixtures disagree on Vulkan:\n{}", failures.len(), failures.join("\n"));
+        LAVAPIPE_DEVIATIONS.iter().find(|(path, _)| name.ends_with(path)).map(|(_, why)| *why)
+    };
+    fixtures_agree(&mut engine, &skip);
 }
 
 /// `VULKAN_NO_F64` is what the compiler says: each listed f64 op fails to compile for Vulkan,

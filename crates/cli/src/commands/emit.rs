@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use ptl_lower::Entry;
 
-use crate::args::Stage;
+use crate::args::{Stage, TargetArg};
 use crate::exec;
 use crate::report::{CmdResult, Failed, fail, load_program, print_diagnostics, read_source};
 use crate::typed_view;
@@ -14,7 +14,11 @@ pub fn emit(
     stage: Stage,
     function: Option<&str>,
     output: Option<&PathBuf>,
+    target: TargetArg,
 ) -> CmdResult {
+    if target != TargetArg::Cpu && stage != Stage::Vmfb {
+        return Err(fail("--target applies to --stage vmfb"));
+    }
     if stage == Stage::Vmfb && output.is_none() {
         return Err(fail("a vmfb is binary; write it to a file with -o FILE"));
     }
@@ -67,7 +71,12 @@ pub fn emit(
             if stage == Stage::Mlir {
                 mlir.into_bytes()
             } else {
-                ptl_lower::compile(&mlir, &Default::default()).map_err(fail)?
+                let target = match target {
+                    TargetArg::Cpu => ptl_lower::Target::Cpu,
+                    TargetArg::Vulkan => ptl_lower::Target::Vulkan(ptl_lower::VulkanCaps::BASELINE),
+                    TargetArg::Cuda => ptl_lower::Target::Cuda { sm: ptl_lower::DEFAULT_CUDA_SM },
+                };
+                ptl_lower::compile(&mlir, &ptl_lower::CompileOptions { target, ..Default::default() }).map_err(fail)?
             }
         }
     };
