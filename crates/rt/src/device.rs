@@ -164,12 +164,16 @@ pub fn vulkan_devices() -> std::result::Result<Vec<VulkanDevice>, String> {
 
 /// The ops that SPIR-V has no 64-bit form for: Vulkan's extended instructions (GLSL.std.450)
 /// give `Exp`, `Log`, `Pow` and the functions built from them only for 16- and 32-bit floats.
-/// (`sin`, `cos`, `tan`, their inverses and `arctan2` have f64 forms.) The list is checked
-/// against the compiler by `crates/rt/tests/vulkan.rs`.
-pub const VULKAN_NO_F64: &[&str] = &[
-    "exp", "log", "log1p", "tanh", "sigmoid", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1", "log2",
-    "log10", "cbrt", "erf", "erfc", "gammaln", "digamma", "erfinv", "log1mexp", "softplus", "logaddexp", "**",
-    "logsumexp", "softmax", "log_softmax",
+/// (`sin`, `cos`, `tan`, their inverses and `arctan2` have f64 forms.) Refused on f64
+/// operands; the list is checked against the compiler by `crates/rt/tests/vulkan.rs`.
+pub const VULKAN_NO_F64: &[&str] = &["exp", "log", "log1p", "tanh", "sigmoid", "**", "logsumexp", "softmax", "log_softmax"];
+
+/// The ops whose `f32` form the lowering computes through f64 (for f32 results as accurate as
+/// NumPy's) with exp or log: on Vulkan they are refused in every float dtype. Checked by
+/// `crates/rt/tests/vulkan.rs` too.
+pub const VULKAN_WIDENED: &[&str] = &[
+    "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1", "log2", "log10", "cbrt", "erf", "erfc", "gammaln",
+    "digamma", "erfinv", "log1mexp", "softplus", "logaddexp",
 ];
 
 /// Fails when the program computes with 64-bit floats and `device` cannot, or uses an op the
@@ -207,16 +211,24 @@ pub(crate) fn check_fits(prog: &TProgram, entry: &Entry, target: Target, device:
     }
     let float64 = target.has_float64();
     let found = first_hit(prog, entry, &|e: &TExpr| {
-        if float64 {
-            // Only the ops without an f64 form, on f64 operands.
-            matches!(&e.kind, TExprKind::Op(op, args) if VULKAN_NO_F64.contains(&op.name())
-                && args.iter().any(|a| a.ty.dtype == DType::F64))
-        } else {
-            e.result_types().iter().any(|t| t.dtype == DType::F64)
-        }
+        // The ops without an f64 form, on f64 operands, and those computed through f64.
+        let op = match &e.kind {
+            TExprKind::Op(op, args) => {
+                let f64_operand = args.iter().any(|a| a.ty.dtype == DType::F64) || e.ty.dtype == DType::F64;
+                (VULKAN_NO_F64.contains(&op.name()) && f64_operand) || VULKAN_WIDENED.contains(&op.name())
+            }
+            _ => false,
+        };
+        op || (!float64 && e.result_types().iter().any(|t| t.dtype == DType::F64))
     }, !float64);
     let Some((what, span)) = found else { return Ok(()) };
-    let message = if float64 {
+    let widened = VULKAN_WIDENED.iter().any(|op| what == format!("`{op}`"));
+    let message = if widened {
+        format!(
+            "{what} is computed through f64 (for accurate f32 results too), which SPIR-V has no exp or log \
+             for on the {driver} device `{name}`; run it on the CPU"
+        )
+    } else if float64 || what.starts_with('`') {
         format!(
             "{what} computes in f64, which SPIR-V has no form of on the {driver} device `{name}` \
              (Vulkan's exp, log and pow are 32-bit only); compute it in f32 (`cast(x, f32)`) or run on the CPU"

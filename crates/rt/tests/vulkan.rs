@@ -39,13 +39,14 @@ fn fixtures_on_vulkan_agree_with_the_interpreter() {
     fixtures_agree(&mut engine, &skip);
 }
 
-/// `VULKAN_NO_F64` is what the compiler says: each listed f64 op fails to compile for Vulkan,
-/// and the f64 ops left out compile (no device needed).
+/// `VULKAN_NO_F64` and `VULKAN_WIDENED` are what the compiler says: each listed op fails to
+/// compile for Vulkan in f64 (or, widened, in f32 too), and the ops left out compile (no
+/// device needed).
 #[test]
 fn the_ops_refused_in_f64_are_those_spirv_lacks() {
     use ptl_lower::{CompileOptions, Entry, Target, VulkanCaps};
-    let compiles = |body: &str| {
-        let src = format!("fn f(x: f64[n]) -> f64[n] {{ {body} }}");
+    let compiles_as = |body: &str, dtype: &str| {
+        let src = format!("fn f(x: {dtype}[n]) -> {dtype}[n] {{ {body} }}");
         let prog = ptl_lang::frontend(&src).unwrap_or_else(|d| panic!("{src}: {d:?}"));
         let mlir = ptl_lower::lower_program(&prog, &Entry::Function("f".into())).expect("lowers").mlir;
         ptl_lower::compile(&mlir, &CompileOptions { target: Target::Vulkan(VulkanCaps::BASELINE), ..Default::default() }).is_ok()
@@ -57,8 +58,13 @@ fn the_ops_refused_in_f64_are_those_spirv_lacks() {
         "softmax" | "log_softmax" => format!("{op}(x, 0)"),
         _ => format!("{op}(x)"),
     };
+    let compiles = |body: &str| compiles_as(body, "f64");
     for op in ptl_rt::VULKAN_NO_F64 {
         assert!(!compiles(&body(op)), "`{op}` compiles in f64 for Vulkan: take it off VULKAN_NO_F64");
+        assert!(compiles_as(&body(op), "f32"), "`{op}` does not compile in f32 for Vulkan: move it to VULKAN_WIDENED");
+    }
+    for op in ptl_rt::VULKAN_WIDENED {
+        assert!(!compiles_as(&body(op), "f32"), "`{op}` compiles in f32 for Vulkan: take it off VULKAN_WIDENED");
     }
     for op in ["sqrt", "abs", "floor", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "square", "reciprocal"] {
         assert!(compiles(&body(op)), "`{op}` does not compile in f64 for Vulkan: add it to VULKAN_NO_F64");
