@@ -200,7 +200,7 @@ pub(crate) fn check_fits(prog: &TProgram, entry: &Entry, target: Target, device:
     // state, started from a freed buffer on Vulkan (a garbage sum, every run): the optimization
     // barrier the lowering puts on a loop's initial state (an IREE 3.13 CPU workaround) is at
     // fault; without it Vulkan agreed. Refused until the lowering knows its target.
-    if let Some((_, span)) = first_hit(prog, entry, &|e: &TExpr| matches!(&e.kind, TExprKind::Loop(_)) && has_loop_inside(e), false) {
+    if let Some((_, span)) = first_hit(prog, entry, &|e: &TExpr| matches!(&e.kind, TExprKind::Loop(_)) && has_loop_inside(prog, e, &mut BTreeSet::new()), false) {
         return Err(RtError::Unsupported {
             message: format!(
                 "a loop inside a loop's body is not run on the {driver} device `{name}`: IREE 3.13 computes it \
@@ -242,8 +242,18 @@ pub(crate) fn check_fits(prog: &TProgram, entry: &Entry, target: Target, device:
     Err(RtError::Unsupported { message, span })
 }
 
-fn has_loop_inside(e: &TExpr) -> bool {
-    e.children().into_iter().any(|c| matches!(&c.kind, TExprKind::Loop(_)) || has_loop_inside(c))
+/// Whether a loop is inside `e`, directly or in a function it calls (each looked at once).
+fn has_loop_inside<'p>(prog: &'p TProgram, e: &'p TExpr, seen: &mut BTreeSet<&'p str>) -> bool {
+    e.children().into_iter().any(|c| {
+        let called = match &c.kind {
+            TExprKind::Call(name, _) | TExprKind::CallMulti(name, ..) if seen.insert(name) => prog.function(name),
+            _ => None,
+        };
+        let in_callee = called.is_some_and(|f| {
+            f.body.lets.iter().map(|l| &l.value).chain(&f.body.results).any(|x| matches!(&x.kind, TExprKind::Loop(_)) || has_loop_inside(prog, x, seen))
+        });
+        in_callee || matches!(&c.kind, TExprKind::Loop(_)) || has_loop_inside(prog, c, seen)
+    })
 }
 
 /// The first expression the entry computes that `hit` picks (with `params`, or a parameter
@@ -297,4 +307,41 @@ fn first_hit_in<'p>(e: &'p TExpr, calls: &mut Vec<&'p str>, hit: &dyn Fn(&TExpr)
         _ => "this value".to_string(),
     };
     hit(e).then_some((what, e.span.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a GPU (not lavapipe) with every capability is refused: the check needs no device.
+    fn refusal(src: &str, name: &str) -> Option<String> {
+        let prog = ptl_lang::frontend(src).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+        let caps = VulkanCaps::BASELINE;
+        let device = DeviceInfo { device: Device::Vulkan, name: "Some GPU".into(), float64: true };
+        match check_fits(&prog, &Entry::Function(name.into()), Target::Vulkan(caps), &device) {
+            Ok(()) => None,
+            Err(e) => Some(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn nested_loops_are_found_through_calls() {
+        let inline = "fn f(n: i64) -> i64 { loop s = 0 for i in 0..n { loop t = s for j in 0..i { t + j } } }";
+        assert!(refusal(inline, "f").is_some_and(|m| m.contains("a loop inside a loop's body")));
+        let through_call = "fn inner(s: i64, i: i64) -> i64 { loop t = s for j in 0..i { t + j } }
+fn steps(n: i64) -> i64 { loop s = 0 for i in 0..n { inner(s, i) } }";
+        assert!(refusal(through_call, "steps").is_some_and(|m| m.contains("a loop inside a loop's body")));
+        let single = "fn g(n: i64) -> i64 { loop s = 0 for i in 0..n { s + i } }";
+        assert_eq!(refusal(single, "g"), None);
+    }
+
+    #[test]
+    fn f64_functions_are_named_and_f32_ones_pass() {
+        let m = refusal("fn f(x: f64[n]) -> f64 { sum(exp(x)) }", "f").expect("refused");
+        assert!(m.starts_with("`exp` computes in f64"), "{m}");
+        assert_eq!(refusal("fn f(x: f32[n]) -> f32 { sum(exp(x)) }", "f"), None);
+        let m = refusal("fn f(x: f32[n]) -> f32[n] { sinh(x) }", "f").expect("refused");
+        assert!(m.starts_with("`sinh` is computed through f64"), "{m}");
+        assert_eq!(refusal("fn f(x: f64[n]) -> f64[n] { sqrt(abs(x)) + sin(x) }", "f"), None);
+    }
 }

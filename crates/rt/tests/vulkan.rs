@@ -88,3 +88,4 @@ fn subnormals_on_vulkan() {
         assert!(kept, "lavapipe flushed subnormals: {got:?} vs {want:?}");
     }
 }
+
