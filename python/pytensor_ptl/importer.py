@@ -22,12 +22,27 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.raise_op import CheckAndRaise
 from pytensor.tensor import blas
 from pytensor.scan.op import Scan
-from pytensor.tensor.basic import Alloc, AllocEmpty, MakeVector, ScalarFromTensor, TensorFromScalar
+from pytensor.tensor.basic import (
+    Alloc,
+    AllocEmpty,
+    ExtractDiag,
+    Join,
+    MakeVector,
+    ScalarFromTensor,
+    Split,
+    TensorFromScalar,
+)
+from pytensor.tensor.extra_ops import CumOp
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-from pytensor.tensor.math import All, Any, Dot, Max, Min, Sum
+from pytensor.tensor.math import All, Any, Argmax, Dot, Max, Min, Prod, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.special import LogSoftmax, Softmax
+from pytensor.tensor import subtensor as _subtensor
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
+
+# `x[idx]` and `x[idx] = y` with one integer vector on the first axis (PyTensor 3.0's names).
+_TAKE_OPS = tuple(getattr(_subtensor, n) for n in ("AdvancedSubtensor1",) if hasattr(_subtensor, n))
+_SCATTER_OPS = tuple(getattr(_subtensor, n) for n in ("AdvancedIncSubtensor1",) if hasattr(_subtensor, n))
 
 from . import _ptl
 
@@ -114,8 +129,8 @@ _MATH_OPS = {
     psm.Log1mexp: "log1mexp",
 }
 _COMPARISONS = {"gt", "ge", "lt", "le", "eq", "neq"}
-_REDUCTIONS = {Sum: "sum", Max: "max", Min: "min", All: "all", Any: "any"}
-_REDUCE_SCALAR = {ps.Add: "sum", ps.Maximum: "max", ps.Minimum: "min", ps.AND: "all", ps.OR: "any"}
+_REDUCTIONS = {Sum: "sum", Prod: "prod", Max: "max", Min: "min", All: "all", Any: "any"}
+_REDUCE_SCALAR = {ps.Add: "sum", ps.Mul: "prod", ps.Maximum: "max", ps.Minimum: "min", ps.AND: "all", ps.OR: "any"}
 _ALIASES = (DeepCopyOp, TypeCastingOp, ScalarFromTensor, TensorFromScalar)
 # Folded when their inputs are known; otherwise they need shapes fixed before run time.
 _SHAPE_OPS = (Shape, Shape_i, MakeVector, CheckAndRaise)
@@ -175,51 +190,93 @@ def _reduce_kind(op, at: str) -> str:
     raise NotImplementedError(f"{at}: the reduction `{op}` has no ptl equivalent")
 
 
+class Unsupported(NotImplementedError):
+    """A node of the graph that ptl cannot express; ``node`` is that node (of the graph being
+    converted: for a node inside a scan, the scan)."""
+
+    def __init__(self, message: str, node=None):
+        super().__init__(message)
+        self.node = node
+
+
 def check_supported(fgraph: FunctionGraph) -> None:
-    """Raises ``NotImplementedError`` for the first node or dtype ptl cannot express (shape
+    """Raises :class:`Unsupported` for the first node or dtype ptl cannot express (shape
     questions aside: those can be settled by fixing the input shapes)."""
     for v in fgraph.inputs:
-        if v.type.dtype not in SUPPORTED_DTYPES:
-            raise NotImplementedError(
-                f"input `{_var_name(v)}` has dtype {v.type.dtype}, which ptl does not have "
+        dtype = getattr(v.type, "dtype", None)
+        if dtype not in SUPPORTED_DTYPES:
+            raise Unsupported(
+                f"input `{_var_name(v)}` has dtype {dtype or v.type}, which ptl does not have "
                 f"(ptl has {', '.join(SUPPORTED_DTYPES)})"
             )
+    for node, message in _node_support(fgraph, first_only=True):
+        raise Unsupported(message, node)
+
+
+def unsupported_nodes(fgraph: FunctionGraph) -> dict:
+    """Every node ptl cannot express, with the reason, as far as can be told without describing
+    the graph (see :func:`check_supported`)."""
+    return dict(_node_support(fgraph, first_only=False))
+
+
+def _node_support(fgraph: FunctionGraph, first_only: bool):
     # Values computed from shapes and constants only: folded before run time, whatever the op.
     static = set()
     for index, node in enumerate(fgraph.toposort()):
-        at = _where(index, node, fgraph)
-        op = node.op
-        if isinstance(op, (Shape, Shape_i)) or (
+        if isinstance(node.op, (Shape, Shape_i)) or (
             node.inputs and all(isinstance(i, Constant) or i in static for i in node.inputs)
         ):
             static.update(node.outputs)
             continue
-        if isinstance(op, Elemwise):
-            _check_scalar_graph(op.scalar_op, at)
-        elif isinstance(op, CAReduce):
-            _reduce_kind(op, at)
-        elif isinstance(op, (Softmax, LogSoftmax)):
-            if (op.axis is None and node.inputs[0].type.ndim != 1) or (
-                isinstance(op.axis, (tuple, list)) and len(op.axis) != 1
-            ):
-                raise NotImplementedError(f"{at}: softmax over all axes of a rank-{node.inputs[0].type.ndim} tensor")
-        elif isinstance(op, (blas.Dot22Scalar, blas.Ger)):
-            raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
-        elif isinstance(op, (DimShuffle, Dot, blas.Dot22, blas.Gemv, blas.Gemm, Alloc, Reshape, SpecifyShape, Subtensor)):
-            pass
-        elif isinstance(op, Scan):
-            _check_scan(op, at)
-        elif isinstance(op, (AllocEmpty, IncSubtensor)):
-            pass  # only as the buffer of a scan's traced state (checked where it is described)
-        elif isinstance(op, _ALIASES + _SHAPE_OPS):
-            pass
-        else:
-            raise NotImplementedError(f"{at}: the operation `{op}` ({type(op).__name__}) has no ptl equivalent")
-        for o in node.outputs:
-            if isinstance(op, _SHAPE_OPS):
-                continue
-            if o.type.dtype not in SUPPORTED_DTYPES:
-                raise NotImplementedError(f"{at}: computes dtype {o.type.dtype}, which ptl does not have")
+        try:
+            _check_node(node, _where(index, node, fgraph))
+        except NotImplementedError as e:
+            yield node, str(e)
+            if first_only:
+                return
+
+
+def _check_node(node, at: str) -> None:
+    op = node.op
+    if isinstance(op, Elemwise):
+        _check_scalar_graph(op.scalar_op, at)
+    elif isinstance(op, CAReduce):
+        _reduce_kind(op, at)
+    elif isinstance(op, (Softmax, LogSoftmax)):
+        if (op.axis is None and node.inputs[0].type.ndim != 1) or (
+            isinstance(op.axis, (tuple, list)) and len(op.axis) != 1
+        ):
+            raise NotImplementedError(f"{at}: softmax over all axes of a rank-{node.inputs[0].type.ndim} tensor")
+    elif isinstance(op, (blas.Dot22Scalar, blas.Ger)):
+        raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
+    elif isinstance(op, (Join, Split) + _TAKE_OPS + _SCATTER_OPS):
+        pass
+    elif isinstance(op, Argmax):
+        ndim = node.inputs[0].type.ndim
+        if len(range(ndim) if op.axis is None else op.axis) != 1:
+            raise NotImplementedError(f"{at}: argmax over {ndim if op.axis is None else len(op.axis)} axes")
+    elif isinstance(op, CumOp):
+        if op.axis is None and node.inputs[0].type.ndim != 1:
+            raise NotImplementedError(f"{at}: a cumulative op over the flattened array")
+    elif isinstance(op, ExtractDiag):
+        if (op.offset, op.axis1, op.axis2) != (0, 0, 1) or node.inputs[0].type.ndim != 2:
+            raise NotImplementedError(f"{at}: a diagonal other than the main one of a matrix")
+    elif isinstance(op, (DimShuffle, Dot, blas.Dot22, blas.Gemv, blas.Gemm, Alloc, Reshape, SpecifyShape, Subtensor)):
+        pass
+    elif isinstance(op, Scan):
+        _check_scan(op, at)
+    elif isinstance(op, (AllocEmpty, IncSubtensor)):
+        pass  # only as the buffer of a scan's traced state (checked where it is described)
+    elif isinstance(op, _ALIASES + _SHAPE_OPS):
+        pass
+    else:
+        raise NotImplementedError(f"{at}: the operation `{op}` ({type(op).__name__}) has no ptl equivalent")
+    for o in node.outputs:
+        if isinstance(op, _SHAPE_OPS):
+            continue
+        dtype = getattr(o.type, "dtype", None)
+        if dtype not in SUPPORTED_DTYPES:
+            raise NotImplementedError(f"{at}: computes {dtype or o.type}, which ptl does not have")
 
 
 def _check_scan(op, at: str) -> None:
@@ -260,6 +317,7 @@ class _Describer:
         self.known: dict = {}  # variable -> value known before run time
         self.empty: dict = {}  # AllocEmpty output -> its shape's variables
         self.heads: dict = {}  # scan buffer -> (its row 0, its row count)
+        self.at_nodes: dict = {}  # the `at` text of each described node -> the node
 
     def fresh(self) -> int:
         self.next_id += 1
@@ -417,13 +475,17 @@ class _Describer:
                 return
             if self.fold(node):
                 return
+            if isinstance(op, MakeVector):
+                self.simple(node, "make_vector", node.inputs, at)
+                return
             raise NeedsStaticShapes(f"{at}: its inputs are only known at run time")
         if isinstance(op, AllocEmpty):
             # Only a scan's buffer: its contents are never read before they are written.
             self.empty[node.outputs[0]] = list(node.inputs)
             return
         if isinstance(op, IncSubtensor):
-            self.buffer_head(node, at)
+            if not self.buffer_head(node, at):
+                self.set_subtensor(node, at)
             return
         if all(self.value_of(i) is not None for i in node.inputs) and node.inputs and self.fold(node):
             return
@@ -435,6 +497,24 @@ class _Describer:
             return
         if isinstance(op, _ALIASES):
             self.alias(node.inputs[0], node.outputs[0], at)
+        elif isinstance(op, Join):
+            axis = int(self.known_int(node.inputs[0], at, "the axis of a join"))
+            self.simple(node, "join", node.inputs[1:], at, axis=axis)
+        elif isinstance(op, Split):
+            self.split(node, at)
+        elif isinstance(op, _TAKE_OPS):
+            self.simple(node, "take", node.inputs[:2], at)
+        elif isinstance(op, _SCATTER_OPS):
+            self.simple(node, "scatter", node.inputs[:3], at, set=bool(op.set_instead_of_inc))
+        elif isinstance(op, Argmax):
+            ndim = node.inputs[0].type.ndim
+            axis = 0 if op.axis is None else int(op.axis[0]) % ndim
+            self.simple(node, "arg", [node.inputs[0]], at, max=True, axis=axis)
+        elif isinstance(op, CumOp):
+            axis = 0 if op.axis is None else int(op.axis)
+            self.simple(node, "cumulative", [node.inputs[0]], at, prod=op.mode == "mul", axis=axis)
+        elif isinstance(op, ExtractDiag):
+            self.simple(node, "diagonal", [node.inputs[0]], at)
         elif isinstance(op, Elemwise):
             self.elemwise(node, at)
         elif isinstance(op, DimShuffle):
@@ -491,15 +571,60 @@ class _Describer:
             raise NotImplementedError(f"{at}: {what} known only at run time is not supported")
         return int(value)
 
+    def bound(self, v, extra, before=1):
+        """An index or slice bound: its value when known, else `{"input": k}` with the value
+        appended to `extra`, the node's inputs after its first `before`."""
+        if v is None:
+            return None
+        value = self.value_of(v)
+        if value is not None:
+            return int(value)
+        if v.type.dtype not in ("int32", "int64"):
+            raise NotImplementedError(f"an index of dtype {v.type.dtype} known only at run time")
+        extra.append(v)
+        return {"input": before + len(extra) - 1}
+
     def subtensor(self, node, at):
-        items = []
+        items, extra = [], []
         for it in indices_from_subtensor(node.inputs[1:], node.op.idx_list):
             if isinstance(it, slice):
-                parts = [None if p is None else self.known_int(p, at, "a slice bound") for p in (it.start, it.stop, it.step)]
-                items.append({"slice": parts})
+                items.append({"slice": [self.bound(p, extra) for p in (it.start, it.stop, it.step)]})
             else:
-                items.append({"index": self.known_int(it, at, "an index")})
-        self.simple(node, "subtensor", [node.inputs[0]], at, items=items)
+                items.append({"index": self.bound(it, extra)})
+        self.simple(node, "subtensor", [node.inputs[0]] + extra, at, items=items)
+
+    def set_subtensor(self, node, at):
+        """`set_subtensor(x[item], y)` / `inc_subtensor(...)` with one item on the first axis."""
+        op = node.op
+        x, y = node.inputs[0], node.inputs[1]
+        idx = indices_from_subtensor(node.inputs[2:], op.idx_list)
+        if len(idx) != 1:
+            raise NotImplementedError(f"{at}: setting or adding to a subtensor indexed on {len(idx)} axes")
+        extra = []
+        it = idx[0]
+        if isinstance(it, slice):
+            item = {"slice": [self.bound(p, extra, 2) for p in (it.start, it.stop, it.step)]}
+            if item["slice"][2] not in (None, 1):
+                raise NotImplementedError(f"{at}: setting or adding to a slice with a step")
+        else:
+            item = {"index": self.bound(it, extra, 2)}
+        self.simple(node, "set_subtensor", [x, y] + extra, at, item=item, set=bool(op.set_instead_of_inc))
+
+    def split(self, node, at):
+        op = node.op
+        axis = getattr(op, "axis", None)
+        if axis is None or not isinstance(axis, (int, np.integer)):
+            axis = self.known_int(node.inputs[1], at, "the axis of a split")
+        sizes = np.ravel(self.value_of(node.inputs[-1]) if self.value_of(node.inputs[-1]) is not None else [None])
+        if any(s is None for s in sizes):
+            raise NotImplementedError(f"{at}: split sizes known only at run time are not supported")
+        outputs = []
+        for o in node.outputs:
+            i = self.fresh()
+            self.ids[o] = i
+            outputs.append(i)
+        dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
+        self.emit("split", [self.id_of(node.inputs[0])], outputs[0], dtype, at, axis=int(axis), sizes=[int(s) for s in sizes], outputs=outputs)
 
     def buffer_head(self, node, at):
         """`set_subtensor(empty[:1], y)`: a scan's buffer whose row 0 is the initial value."""
@@ -519,8 +644,9 @@ class _Describer:
             and y.type.ndim == x.type.ndim
         )
         if not is_head:
-            raise NotImplementedError(f"{at}: the operation `{op}` has no ptl equivalent")
+            return False
         self.heads[node.outputs[0]] = (y, self.empty[x][0])
+        return True
 
     def _is_plus_one(self, v, n) -> bool:
         """Whether `v` is `n + 1`, by value or as PyTensor's scan writes it."""
@@ -637,7 +763,13 @@ class _Describer:
             used.add(pname)
             inputs.append({"id": i, "name": pname, "dtype": v.type.dtype, "shape": list(v.type.shape)})
         for index, node in enumerate(fg.toposort()):
-            self.node(index, node)
+            try:
+                self.node(index, node)
+            except NeedsStaticShapes:
+                raise
+            except NotImplementedError as e:
+                raise Unsupported(str(e), node) from e
+            self.at_nodes[_where(index, node, fg)] = node
         outputs = []
         for k, o in enumerate(fg.outputs):
             if o.type.dtype not in SUPPORTED_DTYPES:
@@ -652,7 +784,10 @@ class _Describer:
                     self.emit("broadcast", [i], out, o.type.dtype, "output", shape=[int(n) for n in value.shape])
                     i = out
                 self.ids[o] = i
-            outputs.append(self.id_of(o))
+            try:
+                outputs.append(self.id_of(o))
+            except NotImplementedError as e:
+                raise Unsupported(f"output {k}: {e}", o.owner) from e
         desc = {"name": name, "inputs": inputs, "consts": self.const_entries, "nodes": self.nodes, "outputs": outputs}
         return json.dumps(desc), self.consts
 
@@ -677,20 +812,34 @@ def specialize(fgraph: FunctionGraph, shapes) -> FunctionGraph:
 def describe(fgraph: FunctionGraph, name: str = "graph", input_shapes=None) -> tuple[str, list[np.ndarray]]:
     """The plain description of `fgraph` handed to Rust: JSON text (its shape is fixed by
     ``python/src/importer/desc.rs``) and the constant arrays it refers to by index."""
+    return _describe(fgraph, name, input_shapes)[1:]
+
+
+def _describe(fgraph, name, input_shapes):
     check_supported(fgraph)
     if input_shapes is not None:
         fgraph = specialize(fgraph, input_shapes)
-    return _Describer(fgraph).describe(name)
+    describer = _Describer(fgraph)
+    text, consts = describer.describe(name)
+    return describer, text, consts
 
 
 def from_fgraph(fgraph: FunctionGraph, name: str = "graph", input_shapes=None):
     """Converts `fgraph` to a ptl :class:`Program`.
 
     Static input dims become static ptl dims and ``None`` becomes ``?``; with `input_shapes`
-    the inputs take those shapes instead. Raises ``NotImplementedError`` naming the node for
-    anything ptl cannot express (``NeedsStaticShapes`` when only fixed input shapes are missing).
+    the inputs take those shapes instead. Raises :class:`Unsupported` (a
+    ``NotImplementedError``) naming the node for anything ptl cannot express
+    (``NeedsStaticShapes`` when only fixed input shapes are missing).
     """
     from . import Program
 
-    text, consts = describe(fgraph, name, input_shapes)
-    return Program(_ptl.build_program(text, consts), fgraph)
+    describer, text, consts = _describe(fgraph, name, input_shapes)
+    try:
+        native = _ptl.build_program(text, consts)
+    except NotImplementedError as e:
+        # The Rust side names the node by its `at` text, which starts the message.
+        message = str(e)
+        node = next((n for at, n in describer.at_nodes.items() if message.startswith(at + ":")), None)
+        raise Unsupported(message, node) from e
+    return Program(native, fgraph)

@@ -6,16 +6,20 @@ from pytensor.compile.mode import Mode, predefined_modes, register_mode
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.link.basic import JITLinker
 
+from . import islands
 from .importer import NeedsStaticShapes, check_supported, from_fgraph
 
 
 class PTLLinker(JITLinker):
-    """A ``Linker`` that converts the whole ``FunctionGraph`` to one ptl function.
+    """A ``Linker`` that converts the ``FunctionGraph`` to ptl functions.
 
-    The program is built and compiled when ``pytensor.function`` runs, so anything ptl cannot
-    express raises ``NotImplementedError`` there. A graph that computes with sizes known only at
-    run time (``Shape_i`` of a ``None`` dim feeding a ``Reshape``, a ``mean``'s divisor, shape
-    assertions) is compiled once per set of input shapes instead, when it is called.
+    The program is built and compiled when ``pytensor.function`` runs. Nodes ptl cannot express
+    run with PyTensor's own implementation between compiled islands of the rest
+    (:mod:`pytensor_ptl.islands`), with a :class:`~pytensor_ptl.islands.PTLFallbackWarning`
+    naming each such op type once; with ``strict`` (mode ``"PTL_STRICT"``) they raise
+    ``NotImplementedError`` naming the node instead. A graph that computes with sizes known only
+    at run time (``Shape_i`` of a ``None`` dim feeding a ``Reshape``, a ``mean``'s divisor,
+    shape assertions) is compiled once per set of input shapes instead, when it is called.
     """
 
     incompatible_rewrites = (
@@ -30,17 +34,25 @@ class PTLLinker(JITLinker):
     #: Where compiled calls run: ``"cpu"``, ``"vulkan"`` or ``"cuda"`` (a class attribute:
     #: PyTensor makes new linkers of the same class).
     device = "cpu"
+    #: Refuse a graph with any node ptl cannot express instead of running that node with
+    #: PyTensor (a class attribute, like ``device``).
+    strict = False
 
     def fgraph_convert(self, fgraph, **kwargs):
+        if not self.strict:
+            return islands.convert(fgraph, self.device, self._ready, lambda fg: _PerShape(fg, self.device))
         check_supported(fgraph)
         try:
             prog = from_fgraph(fgraph)
         except NeedsStaticShapes:
             return _PerShape(fgraph, self.device)
+        self._ready(prog)
+        return prog
+
+    def _ready(self, prog):
         prog._native.set_device(self.device)
         prog.check()
         prog._native.compile()
-        return prog
 
     def jit_compile(self, fn):
         return fn
@@ -72,6 +84,12 @@ class _PerShape:
 PTL_QUERY = RewriteDatabaseQuery(include=["fast_run"], exclude=list(PTLLinker.incompatible_rewrites))
 
 
+class PTLStrictLinker(PTLLinker):
+    """:class:`PTLLinker` that refuses what ptl cannot express (mode ``"PTL_STRICT"``)."""
+
+    strict = True
+
+
 class PTLVulkanLinker(PTLLinker):
     """:class:`PTLLinker` running on the first Vulkan device (mode ``"PTL_VULKAN"``)."""
 
@@ -85,7 +103,7 @@ class PTLCudaLinker(PTLLinker):
 
 
 #: The modes, by name, with their linkers.
-MODES = {"PTL": PTLLinker, "PTL_VULKAN": PTLVulkanLinker, "PTL_CUDA": PTLCudaLinker}
+MODES = {"PTL": PTLLinker, "PTL_STRICT": PTLStrictLinker, "PTL_VULKAN": PTLVulkanLinker, "PTL_CUDA": PTLCudaLinker}
 
 
 def register() -> None:

@@ -84,7 +84,7 @@ def test_scan_reading_two_steps_back_is_refused():
     x0 = pt.vector("x0")
     fib = _scan(lambda a, b: a + b, outputs_info=[{"initial": x0, "taps": [-2, -1]}], n_steps=5)
     with pytest.raises(NotImplementedError, match="more than one step back"):
-        pytensor.function([x0], fib, mode="PTL")
+        pytensor.function([x0], fib, mode="PTL_STRICT")
 
 
 def test_scan_with_a_stopping_condition_is_refused():
@@ -93,4 +93,4 @@ def test_scan_with_a_stopping_condition_is_refused():
     x0 = pt.scalar("x0")
     out = _scan(lambda x: (x * 2.0, until(x > 10.0)), outputs_info=[x0], n_steps=20)
     with pytest.raises(NotImplementedError, match="stopping condition"):
-        pytensor.function([x0], out, mode="PTL")
+        pytensor.function([x0], out, mode="PTL_STRICT")

@@ -166,8 +166,30 @@ pub enum NodeKind {
     /// A scalar operation that is the ptl builtin `name` (a unary op of the math library or a
     /// binary one such as `arctan2`, `mod`, `floor_divide`).
     Math { name: String },
-    /// Basic indexing with indices known before run time: one item per indexed axis.
+    /// Basic indexing: one item per indexed axis. Indices and bounds known only at run time
+    /// are the node's inputs after the first (`{"input": k}`).
     Subtensor { items: Vec<SubItem> },
+    /// PyTensor's `Join`: the inputs joined along `axis` (`concat`).
+    Join { axis: i64 },
+    /// PyTensor's `Split`: the input in parts of `sizes` along `axis`; `outputs` are the ids of
+    /// the parts (`output` is the first's).
+    Split { axis: i64, sizes: Vec<u64>, outputs: Vec<usize> },
+    /// PyTensor's `MakeVector`: scalars stacked into a vector.
+    MakeVector,
+    /// `x[idx]` with an integer vector `idx` (PyTensor's `AdvancedSubtensor1`): `take` on axis 0.
+    Take,
+    /// PyTensor's `AdvancedIncSubtensor1`: inputs `x`, `y`, `idx`; `x[idx] = y` when `set`,
+    /// else `x[idx] += y` with repeated indices adding up.
+    Scatter { set: bool },
+    /// PyTensor's `IncSubtensor` on the first axis: inputs `x`, `y` and the bounds `{"input":
+    /// k}` refers to; `item` is one index or one slice of step 1; `set` or add.
+    SetSubtensor { item: SubItem, set: bool },
+    /// `argmax`/`argmin` over one axis.
+    Arg { max: bool, axis: i64 },
+    /// `cumsum`/`cumprod` over one axis.
+    Cumulative { prod: bool, axis: i64 },
+    /// The main diagonal of a matrix (PyTensor's `ExtractDiag` with offset 0 on axes 0, 1).
+    Diagonal,
     /// PyTensor's `Scan` (see [`crate::importer::scan`] for the fields), kept as JSON here so
     /// that the kind stays comparable; read into a `ScanDesc` when it is converted.
     Scan { scan: Box<serde_json::Value> },
@@ -181,8 +203,17 @@ pub enum NodeKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SubItem {
-    Index(i64),
-    Slice(Option<i64>, Option<i64>, Option<i64>),
+    Index(Bound),
+    Slice(Option<Bound>, Option<Bound>, Option<Bound>),
+}
+
+/// An index or a slice bound: a number, or the node's input `k` (an integer scalar computed at
+/// run time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Bound {
+    Known(i64),
+    Input { input: usize },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -192,6 +223,7 @@ pub enum ReduceKind {
     Max,
     Min,
     Mean,
+    Prod,
     All,
     Any,
 }

@@ -4,10 +4,11 @@ use ptl_lang::DType;
 use ptl_lang::ast::{BinOp, Expr, ExprKind, IndexItem};
 use ptl_lang::ops::{BinaryOp, Builtin, ReduceOp, UnaryOp};
 
-use super::desc::{Node, NodeKind, ReduceKind, SubItem};
+use super::desc::{Bound, Node, NodeKind, ReduceKind, SubItem};
 use super::error::{ImportError, Result};
-use super::syntax::{SPAN, ascribe, bin, boolean, call, cast, ex, float, int, int_list, neg};
-use super::Builder;
+use super::syntax::{SPAN, ascribe, bin, boolean, call, cast, ex, float, ident, int, int_list, neg};
+use super::{Builder, Val};
+use ptl_lang::ast::Let;
 
 /// The node's inputs, which must be exactly `N`.
 fn inputs<const N: usize>(node: &Node) -> Result<[usize; N]> {
@@ -46,9 +47,15 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             b.operand(x, dt, at)?
         }
         NodeKind::Add | NodeKind::Mul => {
-            let o = if node.kind == NodeKind::Add { BinOp::Add } else { BinOp::Mul };
+            let add = node.kind == NodeKind::Add;
             let args = b.args_in(&node.inputs, dt, at)?;
-            let folded = args.into_iter().reduce(|a, x| bin(o, a, x));
+            let folded = if dt == DType::Bool {
+                // PyTensor's `+` of bools is `or`, its `*` is `and`.
+                args.into_iter().reduce(|a, x| if add { select(a, boolean(true), x) } else { select(a, x, boolean(false)) })
+            } else {
+                let o = if add { BinOp::Add } else { BinOp::Mul };
+                args.into_iter().reduce(|a, x| bin(o, a, x))
+            };
             folded.ok_or_else(|| ImportError::malformed(at, format!("`{}` without inputs", node.op)))?
         }
         NodeKind::Sub | NodeKind::TrueDiv | NodeKind::Pow => {
@@ -164,17 +171,56 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             builtin(Builtin::Broadcast, vec![b.operand(x, dt, at)?, dims])
         }
         NodeKind::Subtensor { items } => {
-            let [x] = inputs(node)?;
+            let x = *node.inputs.first().ok_or_else(|| ImportError::malformed(at, "`subtensor` without an input"))?;
             let items = items
                 .iter()
-                .map(|item| match *item {
-                    SubItem::Index(i) => IndexItem::Single(int(i)),
-                    SubItem::Slice(start, stop, step) => {
-                        IndexItem::Slice { start: start.map(int), stop: stop.map(int), step: step.map(int), span: SPAN }
-                    }
+                .map(|item| {
+                    Ok(match *item {
+                        SubItem::Index(i) => IndexItem::Single(bound(b, node, i)?),
+                        SubItem::Slice(start, stop, step) => {
+                            let part = |p: Option<Bound>| p.map(|p| bound(b, node, p)).transpose();
+                            IndexItem::Slice { start: part(start)?, stop: part(stop)?, step: part(step)?, span: SPAN }
+                        }
+                    })
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             ex(ExprKind::Index(Box::new(b.operand(x, dt, at)?), items))
+        }
+        NodeKind::Join { axis } => {
+            let parts = node.inputs.iter().map(|&i| b.operand(i, dt, at)).collect::<Result<Vec<_>>>()?;
+            builtin(Builtin::Concat, vec![ex(ExprKind::Array(parts)), int(*axis)])
+        }
+        NodeKind::Split { axis, sizes, outputs } => {
+            let [x] = inputs(node)?;
+            return split(b, node, b.operand(x, dt, at)?, *axis, sizes, outputs);
+        }
+        NodeKind::MakeVector => {
+            let parts = b.args_in(&node.inputs, dt, at)?;
+            let parts = if parts.len() == 1 { vec![ascribe_if_literal(b, node.inputs[0], parts[0].clone(), dt)] } else { parts };
+            builtin(Builtin::Stack, vec![ex(ExprKind::Array(parts)), int(0)])
+        }
+        NodeKind::Take => {
+            let [x, idx] = inputs(node)?;
+            builtin(Builtin::Take, vec![b.operand(x, dt, at)?, b.operand(idx, b.dtype(idx, at)?, at)?, int(0)])
+        }
+        NodeKind::Scatter { set } => {
+            let [x, y, idx] = inputs(node)?;
+            let idx = b.operand(idx, b.dtype(idx, at)?, at)?;
+            builtin(Builtin::Scatter { add: !*set }, vec![b.operand(x, dt, at)?, idx, b.operand(y, dt, at)?])
+        }
+        NodeKind::SetSubtensor { item, set } => set_subtensor(b, node, *item, *set)?,
+        NodeKind::Arg { max, axis } => {
+            let [x] = inputs(node)?;
+            let own = b.dtype(x, at)?;
+            builtin(Builtin::Arg { max: *max }, vec![b.operand(x, own, at)?, int(*axis)])
+        }
+        NodeKind::Cumulative { prod, axis } => {
+            let [x] = inputs(node)?;
+            builtin(Builtin::Scan { prod: *prod }, vec![b.operand(x, dt, at)?, int(*axis)])
+        }
+        NodeKind::Diagonal => {
+            let [x] = inputs(node)?;
+            builtin(Builtin::Diagonal, vec![b.operand(x, dt, at)?])
         }
         NodeKind::Scan { scan } => return super::scan::convert(b, node, scan),
         NodeKind::Reshape { shape } => {
@@ -187,6 +233,77 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
         }
     };
     b.bind(out, dt, e, at)
+}
+
+/// An index or a slice bound of `node`: a literal, or one of its inputs in its own dtype.
+fn bound(b: &Builder, node: &Node, p: Bound) -> Result<Expr> {
+    match p {
+        Bound::Known(n) => Ok(int(n)),
+        Bound::Input { input } => {
+            let id = *node.inputs.get(input).filter(|_| input > 0).ok_or_else(|| {
+                ImportError::malformed(&node.at, format!("bound input {input} of {} inputs", node.inputs.len()))
+            })?;
+            b.operand(id, b.dtype(id, &node.at)?, &node.at)
+        }
+    }
+}
+
+/// A scalar literal ascribed its dtype where it stands alone (a one-element `stack`).
+fn ascribe_if_literal(b: &Builder, id: usize, e: Expr, dt: DType) -> Expr {
+    if b.is_literal(id) { ascribe(e, dt, &[]) } else { e }
+}
+
+/// `let (p1, p2, ...) = split(x, [sizes], axis);` with each part defined as its output.
+fn split(b: &mut Builder, node: &Node, x: Expr, axis: i64, sizes: &[u64], outputs: &[usize]) -> Result<()> {
+    let at = node.at.as_str();
+    if outputs.len() != sizes.len() || outputs.first() != Some(&node.output) {
+        return Err(ImportError::malformed(at, "a split's outputs do not match its sizes"));
+    }
+    let sizes = sizes.iter().map(|&n| size(n, at)).collect::<Result<Vec<_>>>()?;
+    let value = builtin(Builtin::Split, vec![x, ex(ExprKind::Array(sizes)), int(axis)]);
+    if outputs.len() == 1 {
+        return b.bind(node.output, node.dtype, value, at);
+    }
+    let names: Vec<String> = outputs.iter().map(|_| b.names.temp()).collect();
+    let mut all = names.iter().map(|n| ident(n));
+    let first = all.next().ok_or_else(|| ImportError::malformed(at, "a split without parts"))?;
+    b.lets.push(Let { name: first, ty: None, value, span: SPAN, rest: all.collect() });
+    for (&id, name) in outputs.iter().zip(&names) {
+        b.define(id, Val::Var(name.clone()), node.dtype, at)?;
+    }
+    Ok(())
+}
+
+/// PyTensor's `set_subtensor(x[item], y)` / `inc_subtensor(x[item], y)` on the first axis.
+fn set_subtensor(b: &Builder, node: &Node, item: SubItem, set: bool) -> Result<Expr> {
+    let at = node.at.as_str();
+    let dt = node.dtype;
+    let (&x, rest) = node.inputs.split_first().ok_or_else(|| ImportError::malformed(at, "no inputs"))?;
+    let &y = rest.first().ok_or_else(|| ImportError::malformed(at, "`set_subtensor` without a value"))?;
+    let xe = b.operand(x, dt, at)?;
+    let ye = b.operand(y, dt, at)?;
+    Ok(match item {
+        SubItem::Index(i) => {
+            // One row: a scatter at that index.
+            let idx = ex(ExprKind::Array(vec![bound(b, node, i)?]));
+            let rows = builtin(Builtin::Expand, vec![ye, int(0)]);
+            builtin(Builtin::Scatter { add: !set }, vec![xe, idx, rows])
+        }
+        SubItem::Slice(start, stop, step) => {
+            if !matches!(step, None | Some(Bound::Known(1))) {
+                return Err(ImportError::unsupported(at, "setting a slice with a step other than 1"));
+            }
+            let lo = start.map_or(Ok(int(0)), |p| bound(b, node, p))?;
+            let hi = stop.map_or(Ok(int(i64::MAX)), |p| bound(b, node, p))?;
+            let value = if set {
+                ye
+            } else {
+                let old = IndexItem::Slice { start: Some(lo.clone()), stop: Some(hi.clone()), step: None, span: SPAN };
+                bin(BinOp::Add, ex(ExprKind::Index(Box::new(xe.clone()), vec![old])), ye)
+            };
+            builtin(Builtin::SetSlice, vec![xe, value, lo, hi])
+        }
+    })
 }
 
 /// A size as a literal; sizes beyond `i64` cannot be ptl literals.
@@ -263,6 +380,7 @@ fn reduce(b: &Builder, node: &Node, kind: ReduceKind, axes: &[usize], in_ndim: u
         ReduceKind::Max => (ReduceOp::Max, node.dtype),
         ReduceKind::Min => (ReduceOp::Min, node.dtype),
         ReduceKind::Mean => (ReduceOp::Mean, node.dtype),
+        ReduceKind::Prod => (ReduceOp::Prod, node.dtype),
         ReduceKind::All => (ReduceOp::Min, DType::Bool),
         ReduceKind::Any => (ReduceOp::Max, DType::Bool),
     };

@@ -12,8 +12,24 @@ use crate::check::{Checker, Typed, has_type};
 use crate::diag::{Diagnostic, ErrorKind};
 use crate::ops::{Op, SliceAxis};
 use crate::span::Span;
-use crate::typed::TExpr;
+use crate::typed::{TExpr, TExprKind};
 use crate::types::{DType, Dim, TensorType};
+
+/// `b`, a broadcast the checker just made, with a shape witness where it stretches its operand
+/// into a `?` dim (without one, that dim would have no size to take).
+fn with_witness(b: TExpr, witness: impl FnOnce() -> TExpr) -> TExpr {
+    let TExprKind::Op(Op::Broadcast, args) = &b.kind else { return b };
+    let [x] = args.as_slice() else { return b };
+    let (from, to) = (&x.ty.dims, &b.ty.dims);
+    let off = to.len() - from.len();
+    let stretched_unknown =
+        (0..to.len()).any(|i| to[i] == Dim::Unknown && (i < off || from[i - off] == Dim::Static(1)));
+    if !stretched_unknown {
+        return b;
+    }
+    let args = vec![x.clone(), witness()];
+    TExpr { kind: TExprKind::Op(Op::Broadcast, args), ty: b.ty, span: b.span }
+}
 
 /// NumPy's slice rule on an axis of static size `len`: the number of elements of
 /// `start:stop:step` (`step != 0`).
@@ -259,7 +275,10 @@ impl Checker {
             values
         } else {
             let arg = Expr { kind: crate::ast::ExprKind::Error, span: values_span };
-            self.broadcast_to(Typed::strong(values), want, &arg, span.clone())?.e
+            let b = self.broadcast_to(Typed::strong(values), want.clone(), &arg, span.clone())?.e;
+            // A `?` the values stretch into takes its size from the gathered rows' shape.
+            let rows = || TExpr::op(Op::Take { axis: 0 }, vec![target.e.clone(), idx.clone()], TensorType::new(tty.dtype, want.clone()), span.clone());
+            with_witness(b, rows)
         };
         Some(Typed::strong(TExpr::op(Op::Scatter { add }, vec![target.e, idx, values], tty, span)))
     }
@@ -292,7 +311,16 @@ impl Checker {
             value
         } else if value.ty.rank() <= xty.rank() {
             let arg = Expr { kind: crate::ast::ExprKind::Error, span: value_span };
-            self.broadcast_to(Typed::strong(value), want, &arg, span.clone())?.e
+            let b = self.broadcast_to(Typed::strong(value), want, &arg, span.clone())?.e;
+            // A `?` of `x`'s after the first that the value stretches into takes its size from
+            // a row of `x`: `sum(x, 0)`, right-aligned (the first dim is the value's own, or a
+            // static 1, never a stretched `?`), defined for an `x` without rows too.
+            with_witness(b, || {
+                let op = crate::ops::ReduceOp::Sum;
+                let dtype = super::reductions::reduce_dtype(op, xty.dtype);
+                let ty = TensorType::new(dtype, xty.dims[1..].to_vec());
+                TExpr::op(Op::Reduce(op, vec![0]), vec![crate::check::broadcast::witness(&x.e)], ty, span.clone())
+            })
         } else {
             let d = Diagnostic::new(ErrorKind::Rank, value_span.clone(), format!("the value of `set_slice` has a higher rank than `{xty}`"))
                 .with_label(value_span, has_type(&value.ty));

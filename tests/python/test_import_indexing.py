@@ -1,0 +1,117 @@
+"""Indexing, joining and the other structural ops imported from PyTensor graphs: mode
+"PTL_STRICT" (every node through ptl, nothing left to PyTensor) against PyTensor's own result,
+and the same program run by ptl's interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from conftest import assert_same
+
+from pytensor_ptl import from_fgraph
+
+rng = np.random.default_rng(11)
+
+
+def _compare(inputs, outputs, args):
+    want = pytensor.function(inputs, outputs, mode="FAST_COMPILE")(*args)
+    f = pytensor.function(inputs, outputs, mode="PTL_STRICT")
+    got = f(*args)
+    if not isinstance(outputs, list):
+        got, want = [got], [want]
+    for g, w in zip(got, want):
+        assert_same(g, w)
+    # The interpreter runs the same program to the same values.
+    prog = from_fgraph(f.maker.fgraph)
+    for g, w in zip(prog.interpret(*args), want):
+        assert_same(g, w)
+    return f
+
+
+M = rng.standard_normal((5, 4))
+V = rng.standard_normal(6)
+
+
+@pytest.mark.parametrize("i", [0, 3, -1, -6])
+def test_run_time_index(i):
+    x, k = pt.vector("x"), pt.lscalar("k")
+    _compare([x, k], x[k] * 2.0, [V, np.int64(i)])
+
+
+@pytest.mark.parametrize("a,b", [(1, 3), (-3, 100), (4, 1), (0, 0)])
+def test_run_time_slice_bounds(a, b):
+    m, i, j = pt.matrix("m"), pt.lscalar("i"), pt.lscalar("j")
+    _compare([m, i, j], [m[i:j].sum(axis=0), m[1, i:]], [M, np.int64(a), np.int64(b)])
+
+
+def test_run_time_index_out_of_range_is_an_index_error_naming_it():
+    x, k = pt.vector("x"), pt.lscalar("k")
+    f = pytensor.function([x, k], x[k], mode="PTL_STRICT")
+    with pytest.raises(Exception, match="out of range|index 9"):
+        f(V, np.int64(9))
+
+
+def test_join_and_split():
+    a, b = pt.matrix("a"), pt.matrix("b")
+    j = pt.join(1, a, b * 2.0)
+    p, q = pt.split(j, [3, 5], n_splits=2, axis=1)
+    _compare([a, b], [j, p.sum(axis=1), q], [M, rng.standard_normal((5, 4))])
+
+
+def test_join_of_vectors_of_run_time_length():
+    a, b = pt.vector("a"), pt.vector("b")
+    _compare([a, b], pt.concatenate([a, pt.exp(b), a]), [V, V[:2]])
+
+
+def test_make_vector_of_run_time_scalars():
+    x = pt.vector("x")
+    _compare([x], pt.stack([x.sum(), x.max(), x[0]]) * 3.0, [V])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32"])
+def test_take_by_integer_vector(dtype):
+    m, idx = pt.matrix("m"), pt.vector("idx", dtype=dtype)
+    _compare([m, idx], m[idx] + 1.0, [M, np.array([4, 0, -1, 2, 2], dtype=dtype)])
+
+
+@pytest.mark.parametrize("set_", [False, True])
+def test_scatter_by_integer_vector(set_):
+    m, idx, y = pt.matrix("m"), pt.lvector("idx"), pt.matrix("y")
+    op = pt.set_subtensor if set_ else pt.inc_subtensor
+    # Repeated indices: added up, or the last one kept.
+    _compare([m, idx, y], op(m[idx], y), [M, np.array([1, 3, 1]), rng.standard_normal((3, 4))])
+
+
+@pytest.mark.parametrize("set_", [False, True])
+def test_set_and_inc_of_a_slice(set_):
+    m, i = pt.matrix("m"), pt.lscalar("i")
+    op = pt.set_subtensor if set_ else pt.inc_subtensor
+    _compare([m, i], [op(m[1:i], 7.0), op(m[i:], m[0] * 2.0), op(m[:2], -1.0)], [M, np.int64(3)])
+
+
+@pytest.mark.parametrize("set_", [False, True])
+def test_set_and_inc_of_one_row(set_):
+    m, i, r = pt.matrix("m"), pt.lscalar("i"), pt.vector("r")
+    op = pt.set_subtensor if set_ else pt.inc_subtensor
+    _compare([m, i, r], [op(m[i], r), op(m[-1], 0.5)], [M, np.int64(-2), rng.standard_normal(4)])
+
+
+def test_argmax_cumulative_prod_diagonal():
+    m = pt.matrix("m")
+    outs = [
+        pt.argmax(m, axis=1),
+        pt.argmin(m, axis=0),
+        pt.cumsum(m, axis=0),
+        pt.cumprod(m, axis=1),
+        pt.prod(m, axis=0),
+        pt.diagonal(m),
+    ]
+    _compare([m], outs, [M])
+
+
+def test_bool_arithmetic_is_and_or():
+    x = pt.vector("x")
+    a, b = x > 0, x < 1
+    _compare([x], [a * b, a + b, x * a * b], [V])
