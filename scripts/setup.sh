@@ -5,8 +5,35 @@ cd "$(dirname "$0")/.."
 
 # The last two: the Vulkan loader and Mesa's lavapipe, a Vulkan device on the CPU (`--device vulkan`).
 APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev libzstd-dev libvulkan1 mesa-vulkan-drivers)
-PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.0.7" "maturin>=1.7,<2" "pytest" "pexpect")
 VENV=.venv
+
+# Python 3.12 or newer: PyTensor 3.3 and PyMC 6.4 need it. PTL_PYTHON names one; else the first
+# of python3.12, python3.13, python3 on PATH that is new enough, else the oldest such under pyenv.
+new_enough() { [ -n "$1" ] && "$1" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; }
+find_python() {
+  local c
+  for c in "${PTL_PYTHON:-}" python3.12 python3.13 python3; do
+    if [ -n "$c" ] && command -v "$c" >/dev/null 2>&1 && new_enough "$(command -v "$c")"; then command -v "$c"; return; fi
+  done
+  for c in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.* 2>/dev/null | sort -t. -k2,2n); do
+    if new_enough "$c/bin/python"; then echo "$c/bin/python"; return; fi
+  done
+}
+PYTHON=$(find_python)
+if [ -n "$PYTHON" ]; then
+  PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.3.7" "pymc==6.4.0" "maturin>=1.7,<2" "pytest" "pexpect")
+else
+  PYTHON=$(command -v python3)
+  echo "setup: no Python 3.12 or newer found (PATH, PTL_PYTHON, pyenv): using $($PYTHON --version 2>&1) with" \
+       "PyTensor 3.0.7 and without PyMC; the PyMC tests will be skipped" >&2
+  PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.0.7" "maturin>=1.7,<2" "pytest" "pexpect")
+fi
+# A venv of another Python is made again.
+want_version=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+if [ -x "$VENV/bin/python" ] && [ "$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$want_version" ]; then
+  echo "setup: $VENV is not Python $want_version: making it again"
+  rm -rf "$VENV"
+fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
@@ -23,7 +50,7 @@ fi
 stamp="$VENV/.ptl-setup-$(printf '%s\n' "${PY_PACKAGES[@]}" | sha1sum | cut -c1-12)"
 if [ ! -f "$stamp" ]; then
   echo "setup: preparing $VENV"
-  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}"
   touch "$stamp"
 fi
@@ -40,6 +67,7 @@ if [ ! -f "$py_stamp" ] || ! ls python/pytensor_ptl/_ptl*.so >/dev/null 2>&1; th
   (
     cd python
     export VIRTUAL_ENV="$PWD/../$VENV" PATH="$PWD/../$VENV/bin:$PATH" EERIE_PYTHON="$PWD/../$VENV/bin/python"
+    rm -f pytensor_ptl/_ptl*.so  # one of another Python would stay behind
     maturin develop --release --quiet >/dev/null
   )
   CARGO_TARGET_DIR=target bash scripts/keep-eerie-fresh.sh

@@ -16,6 +16,7 @@ import json
 import numpy as np
 import pytensor.scalar as ps
 import pytensor.scalar.math as psm
+from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.ops import DeepCopyOp, TypeCastingOp
 from pytensor.graph.basic import Constant
 from pytensor.graph.fg import FunctionGraph
@@ -43,6 +44,59 @@ from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subt
 # `x[idx]` and `x[idx] = y` with one integer vector on the first axis (PyTensor 3.0's names).
 _TAKE_OPS = tuple(getattr(_subtensor, n) for n in ("AdvancedSubtensor1",) if hasattr(_subtensor, n))
 _SCATTER_OPS = tuple(getattr(_subtensor, n) for n in ("AdvancedIncSubtensor1",) if hasattr(_subtensor, n))
+# BLAS ops: the set differs between PyTensor versions (3.3 has no `Ger`); absent ones are an
+# empty tuple, which `isinstance` never matches.
+def _blas(*names):
+    return tuple(getattr(blas, n) for n in names if hasattr(blas, n))
+
+
+_BLAS_REFUSED = _blas("Dot22Scalar", "Ger")
+_BLAS_DOT = _blas("Dot22")
+_BLAS_GEMV = _blas("Gemv")
+_BLAS_GEMM = _blas("Gemm")
+_ADVANCED_SUB = getattr(_subtensor, "AdvancedSubtensor", None)
+# PyTensor 3.3's `logsumexp` is an op of its own (an `OpFromGraph`); ptl has it as a builtin.
+try:
+    from pytensor.tensor.special import LogSumExp as _LOGSUMEXP
+except ImportError:
+    _LOGSUMEXP = None
+_ADVANCED_INC = getattr(_subtensor, "AdvancedIncSubtensor", None)
+
+
+def _is_int_index(v) -> bool:
+    return getattr(v.type, "dtype", None) in ("int32", "int64")
+
+
+def _take_axis(node):
+    """The axis of `take(x, idx, axis)` that `node` is, or None: PyTensor 3.0's
+    `AdvancedSubtensor1`, or (PyTensor 3.3) an `AdvancedSubtensor` with one integer array
+    index and every other axis whole."""
+    op = node.op
+    if isinstance(op, _TAKE_OPS):
+        return 0
+    if _ADVANCED_SUB is not None and isinstance(op, _ADVANCED_SUB) and hasattr(op, "_take_axis"):
+        axis = op._take_axis()
+        if axis is not None and len(node.inputs) == 2 and _is_int_index(node.inputs[1]):
+            return axis
+    return None
+
+
+def _is_scatter(node) -> bool:
+    """`x[idx] = y` / `x[idx] += y` on the first axis with one integer vector: PyTensor 3.0's
+    `AdvancedIncSubtensor1`, or (PyTensor 3.3) an `AdvancedIncSubtensor` of index list (0,)
+    that adds repeated indices up."""
+    op = node.op
+    if isinstance(op, _SCATTER_OPS):
+        return True
+    return (
+        _ADVANCED_INC is not None
+        and isinstance(op, _ADVANCED_INC)
+        and getattr(op, "idx_list", None) == (0,)
+        and (op.set_instead_of_inc or not getattr(op, "ignore_duplicates", False))
+        and len(node.inputs) == 3
+        and _is_int_index(node.inputs[2])
+        and node.inputs[2].type.ndim == 1
+    )
 
 from . import _ptl
 
@@ -247,9 +301,9 @@ def _check_node(node, at: str) -> None:
             isinstance(op.axis, (tuple, list)) and len(op.axis) != 1
         ):
             raise NotImplementedError(f"{at}: softmax over all axes of a rank-{node.inputs[0].type.ndim} tensor")
-    elif isinstance(op, (blas.Dot22Scalar, blas.Ger)):
+    elif isinstance(op, _BLAS_REFUSED):
         raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
-    elif isinstance(op, (Join, Split) + _TAKE_OPS + _SCATTER_OPS):
+    elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
         pass
     elif isinstance(op, Argmax):
         ndim = node.inputs[0].type.ndim
@@ -261,10 +315,14 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, ExtractDiag):
         if (op.offset, op.axis1, op.axis2) != (0, 0, 1) or node.inputs[0].type.ndim != 2:
             raise NotImplementedError(f"{at}: a diagonal other than the main one of a matrix")
-    elif isinstance(op, (DimShuffle, Dot, blas.Dot22, blas.Gemv, blas.Gemm, Alloc, Reshape, SpecifyShape, Subtensor)):
+    elif isinstance(op, (DimShuffle, Dot, Alloc, Reshape, SpecifyShape, Subtensor) + _BLAS_DOT + _BLAS_GEMV + _BLAS_GEMM):
         pass
     elif isinstance(op, Scan):
         _check_scan(op, at)
+    elif _LOGSUMEXP is not None and isinstance(op, _LOGSUMEXP):
+        pass
+    elif isinstance(op, OpFromGraph):
+        check_supported(op.fgraph)
     elif isinstance(op, (AllocEmpty, IncSubtensor)):
         pass  # only as the buffer of a scan's traced state (checked where it is described)
     elif isinstance(op, _ALIASES + _SHAPE_OPS):
@@ -498,13 +556,23 @@ class _Describer:
         if isinstance(op, _ALIASES):
             self.alias(node.inputs[0], node.outputs[0], at)
         elif isinstance(op, Join):
-            axis = int(self.known_int(node.inputs[0], at, "the axis of a join"))
-            self.simple(node, "join", node.inputs[1:], at, axis=axis)
+            # PyTensor 3.3 keeps the axis on the op; 3.0 has it as the first input.
+            if isinstance(getattr(op, "axis", None), (int, np.integer)):
+                axis, parts = int(op.axis), node.inputs
+            else:
+                axis, parts = self.known_int(node.inputs[0], at, "the axis of a join"), node.inputs[1:]
+            self.simple(node, "join", parts, at, axis=axis)
+        elif _LOGSUMEXP is not None and isinstance(op, _LOGSUMEXP):
+            ndim = node.inputs[0].type.ndim
+            axes = sorted({int(a) % ndim for a in op.axis}) if ndim else []
+            self.simple(node, "reduce", [node.inputs[0]], at, kind="logsumexp", axes=axes, in_ndim=ndim)
+        elif isinstance(op, OpFromGraph):
+            self.inline(node, at)
         elif isinstance(op, Split):
             self.split(node, at)
-        elif isinstance(op, _TAKE_OPS):
-            self.simple(node, "take", node.inputs[:2], at)
-        elif isinstance(op, _SCATTER_OPS):
+        elif _take_axis(node) is not None:
+            self.simple(node, "take", node.inputs[:2], at, axis=_take_axis(node))
+        elif _is_scatter(node):
             self.simple(node, "scatter", node.inputs[:3], at, set=bool(op.set_instead_of_inc))
         elif isinstance(op, Argmax):
             ndim = node.inputs[0].type.ndim
@@ -520,11 +588,11 @@ class _Describer:
         elif isinstance(op, DimShuffle):
             order = [None if o == "x" else int(o) for o in op.new_order]
             self.simple(node, "dimshuffle", [node.inputs[0]], at, order=order, in_ndim=node.inputs[0].type.ndim)
-        elif isinstance(op, (Dot, blas.Dot22)):
+        elif isinstance(op, (Dot,) + _BLAS_DOT):
             self.simple(node, "dot", node.inputs, at)
-        elif isinstance(op, blas.Gemv):
+        elif isinstance(op, _BLAS_GEMV):
             self.simple(node, "gemv", node.inputs, at)
-        elif isinstance(op, blas.Gemm):
+        elif isinstance(op, _BLAS_GEMM):
             self.simple(node, "gemm", node.inputs, at)
         elif isinstance(op, CAReduce):
             kind = _reduce_kind(op, at)
@@ -609,6 +677,27 @@ class _Describer:
         else:
             item = {"index": self.bound(it, extra, 2)}
         self.simple(node, "set_subtensor", [x, y] + extra, at, item=item, set=bool(op.set_instead_of_inc))
+
+    def inline(self, node, at):
+        """An `OpFromGraph`: its inner graph, node by node, in place."""
+        inner = node.op.fgraph
+        sub = _Describer(inner)
+        sub.next_id, sub.consts, sub.const_entries, sub.nodes = self.next_id, self.consts, self.const_entries, self.nodes
+        for v, outer in zip(inner.inputs, node.inputs):
+            value = self.value_of(outer)
+            if value is not None:
+                sub.known[v] = np.asarray(value)
+            else:
+                sub.ids[v] = self.id_of(outer)
+        for index, n in enumerate(inner.toposort()):
+            sub.node(index, n)
+        for v, outer in zip(inner.outputs, node.outputs):
+            value = sub.value_of(v)
+            if v not in sub.ids and value is not None:
+                self.known[outer] = np.asarray(value)
+            else:
+                self.ids[outer] = sub.id_of(v)
+        self.next_id = sub.next_id
 
     def split(self, node, at):
         op = node.op

@@ -115,3 +115,19 @@ def test_bool_arithmetic_is_and_or():
     x = pt.vector("x")
     a, b = x > 0, x < 1
     _compare([x], [a * b, a + b, x * a * b], [V])
+
+
+def test_op_from_graph_is_inlined():
+    from pytensor.compile.builders import OpFromGraph
+
+    a, b = pt.vector(), pt.vector()
+    ofg = OpFromGraph([a, b], [a * b + pt.exp(a), a - b])
+    x, y = pt.vector("x"), pt.vector("y")
+    p, q = ofg(x, y)
+    f = _compare([x, y], [p * 2.0, q.sum()], [V, V[::-1].copy()])
+    assert "exp" in from_fgraph(f.maker.fgraph).source()
+
+
+def test_logsumexp_over_axes():
+    m = pt.matrix("m")
+    _compare([m], [pt.special.logsumexp(m, axis=1), pt.special.logsumexp(m)], [M * 50.0])

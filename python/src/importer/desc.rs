@@ -176,8 +176,9 @@ pub enum NodeKind {
     Split { axis: i64, sizes: Vec<u64>, outputs: Vec<usize> },
     /// PyTensor's `MakeVector`: scalars stacked into a vector.
     MakeVector,
-    /// `x[idx]` with an integer vector `idx` (PyTensor's `AdvancedSubtensor1`): `take` on axis 0.
-    Take,
+    /// `x[idx]` with an integer array `idx` on one axis, every other axis whole (PyTensor's
+    /// `AdvancedSubtensor1`, and its `AdvancedSubtensor` of one array index): `take`.
+    Take { axis: i64 },
     /// PyTensor's `AdvancedIncSubtensor1`: inputs `x`, `y`, `idx`; `x[idx] = y` when `set`,
     /// else `x[idx] += y` with repeated indices adding up.
     Scatter { set: bool },
@@ -224,6 +225,8 @@ pub enum ReduceKind {
     Min,
     Mean,
     Prod,
+    #[serde(rename = "logsumexp")]
+    LogSumExp,
     All,
     Any,
 }

@@ -199,9 +199,9 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let parts = if parts.len() == 1 { vec![ascribe_if_literal(b, node.inputs[0], parts[0].clone(), dt)] } else { parts };
             builtin(Builtin::Stack, vec![ex(ExprKind::Array(parts)), int(0)])
         }
-        NodeKind::Take => {
+        NodeKind::Take { axis } => {
             let [x, idx] = inputs(node)?;
-            builtin(Builtin::Take, vec![b.operand(x, dt, at)?, b.operand(idx, b.dtype(idx, at)?, at)?, int(0)])
+            builtin(Builtin::Take, vec![b.operand(x, dt, at)?, b.operand(idx, b.dtype(idx, at)?, at)?, int(*axis)])
         }
         NodeKind::Scatter { set } => {
             let [x, y, idx] = inputs(node)?;
@@ -381,6 +381,7 @@ fn reduce(b: &Builder, node: &Node, kind: ReduceKind, axes: &[usize], in_ndim: u
         ReduceKind::Min => (ReduceOp::Min, node.dtype),
         ReduceKind::Mean => (ReduceOp::Mean, node.dtype),
         ReduceKind::Prod => (ReduceOp::Prod, node.dtype),
+        ReduceKind::LogSumExp => (ReduceOp::LogSumExp, node.dtype),
         ReduceKind::All => (ReduceOp::Min, DType::Bool),
         ReduceKind::Any => (ReduceOp::Max, DType::Bool),
     };
