@@ -62,8 +62,9 @@ fn scalars(v: &Value) -> Vec<Scalar> {
 
 /// How one constant is written.
 pub enum Binding {
-    /// In place, where it is used.
-    Scalar(Scalar),
+    /// In place, where it is used; with the constant's shape (all 1s), which an operand that
+    /// is not elementwise keeps.
+    Scalar(Scalar, Vec<u64>),
     /// As an array literal, ascribed its dtype and shape.
     Literal(Expr),
     /// As a parameter of the function.
@@ -77,7 +78,7 @@ pub fn binding(v: &Value) -> Binding {
     }
     let values = scalars(v);
     match values.as_slice() {
-        [one] => Binding::Scalar(*one),
+        [one] => Binding::Scalar(*one, v.shape().iter().map(|&n| n as u64).collect()),
         _ => {
             let dims: Vec<Dim> = v.shape().iter().map(|&n| Dim::Static(n as u64)).collect();
             let lit = if values.is_empty() { ex(ExprKind::Array(vec![])) } else { nested(&values, v.shape(), v.dtype()) };

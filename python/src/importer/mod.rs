@@ -39,8 +39,8 @@ pub struct Imported {
 enum Val {
     /// A parameter or a `let`.
     Var(String),
-    /// A constant with a single element, written in place as a literal.
-    Scalar(Scalar),
+    /// A constant with a single element, written in place as a literal, and its shape.
+    Scalar(Scalar, Vec<u64>),
 }
 
 #[derive(Default)]
@@ -67,14 +67,14 @@ impl Builder {
     }
 
     fn is_literal(&self, id: usize) -> bool {
-        matches!(self.vals.get(&id), Some((Val::Scalar(_), _)))
+        matches!(self.vals.get(&id), Some((Val::Scalar(..), _)))
     }
 
     /// The value `id` as an operand computed in `want`. `alone` is true when no operand of the
     /// operation is a non-literal (the literal must then carry its dtype itself).
     fn arg_in(&self, id: usize, want: DType, alone: bool, at: &str) -> Result<Expr> {
         Ok(match self.get(id, at)? {
-            (Val::Scalar(s), _) => {
+            (Val::Scalar(s, _), _) => {
                 let lit = s.literal(want);
                 if alone || !s.is_finite() { ascribe(lit, want, &[]) } else { lit }
             }
@@ -95,9 +95,17 @@ impl Builder {
         args.try_into().map_err(|_| ImportError::malformed(at, "operand count changed"))
     }
 
-    /// A non-elementwise operand (never a bare literal).
+    /// A non-elementwise operand (never a bare literal): a one-element constant of rank 1 or
+    /// more keeps its shape.
     fn operand(&self, id: usize, want: DType, at: &str) -> Result<Expr> {
-        self.arg_in(id, want, true, at)
+        let e = self.arg_in(id, want, true, at)?;
+        Ok(match self.get(id, at)? {
+            (Val::Scalar(_, shape), _) if !shape.is_empty() => {
+                let dims = shape.iter().map(|&n| syntax::int(n as i64)).collect();
+                syntax::call("broadcast", vec![e, ex(ExprKind::Array(dims))])
+            }
+            _ => e,
+        })
     }
 
     fn bind(&mut self, id: usize, dtype: DType, value: Expr, at: &str) -> Result<()> {
@@ -125,7 +133,7 @@ pub fn build(graph: &Graph, consts: &[Value]) -> Result<Imported> {
             ImportError::malformed("", message)
         })?;
         let val = match consts::binding(v) {
-            Binding::Scalar(s) => Val::Scalar(s),
+            Binding::Scalar(s, shape) => Val::Scalar(s, shape),
             Binding::Literal(lit) => {
                 let name = b.names.temp();
                 b.lets.push(Let { name: ident(&name), ty: None, value: lit, span: SPAN, rest: Vec::new() });
