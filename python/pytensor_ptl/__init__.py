@@ -8,6 +8,8 @@ Modes ``"PTL_VULKAN"`` and ``"PTL_CUDA"`` run it on the first Vulkan device or N
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from . import _ptl
@@ -31,6 +33,8 @@ class Program:
         self._native = native
         self._out_dtypes = [o.type.dtype for o in fgraph.outputs] if fgraph is not None else None
         self._in_dtypes = [i.type.dtype for i in fgraph.inputs] if fgraph is not None else None
+        # Per `guard` code: the exception type and message of the PyTensor assertion it checks.
+        self._guards = []
 
     def source(self) -> str:
         """The canonical ptl text of the program (as ``ptl fmt`` prints it)."""
@@ -76,11 +80,26 @@ class Program:
         return [o if str(o.dtype) == d else o.astype(d) for o, d in zip(outs, self._out_dtypes)]
 
     def __call__(self, *arrays):
-        return self._results(self._native.run(*self._args(arrays)))
+        try:
+            return self._results(self._native.run(*self._args(arrays)))
+        except (RuntimeError, ValueError) as e:
+            raise self._guard_error(e) from e
 
     def interpret(self, *arrays):
         """Runs the program with ptl's reference interpreter instead of compiling it."""
-        return self._results(self._native.interpret(*self._args(arrays)))
+        try:
+            return self._results(self._native.interpret(*self._args(arrays)))
+        except (RuntimeError, ValueError) as e:
+            raise self._guard_error(e) from e
+
+    def _guard_error(self, e):
+        """A failed `guard` as the PyTensor assertion it checks (its exception and message);
+        any other error as it is."""
+        m = re.search(r"guard (\d+) failed", str(e))
+        if m and int(m.group(1)) < len(self._guards):
+            exc_type, msg = self._guards[int(m.group(1))]
+            return exc_type(msg)
+        return e
 
     def __repr__(self) -> str:
         return f"<ptl Program `{self.entry}`>\n{self.source()}"

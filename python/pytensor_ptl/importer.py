@@ -353,7 +353,8 @@ def _const_array(value) -> np.ndarray:
         a = a.astype(_CONST_DTYPES[dt])
     elif dt not in SUPPORTED_DTYPES:
         raise NotImplementedError(f"a constant has dtype {dt}, which ptl does not have")
-    return np.ascontiguousarray(a)
+    # (`np.ascontiguousarray` would make a 0-d array 1-d.)
+    return np.array(a, order="C")
 
 
 def _ptl_dtype(dtype: str, at: str) -> str:
@@ -364,9 +365,63 @@ def _ptl_dtype(dtype: str, at: str) -> str:
     raise NotImplementedError(f"{at}: dtype {dtype} has no ptl equivalent")
 
 
+def _equal_dims(fgraph) -> dict:
+    """Which `None` dims of the inputs PyTensor requires to be equal at run time: per
+    (input, axis), a representative (input, axis) of its class. Elementwise operands must
+    agree on every axis that is not broadcastable (PyTensor does not broadcast at run time),
+    and a product's inner dims must agree; other ops end what is known about a dim."""
+    parent: dict = {}
+
+    def find(a):
+        while parent.get(a, a) != a:
+            a = parent[a]
+        return a
+
+    def union(a, b):
+        if a is not None and b is not None:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb, key=str)] = min(ra, rb, key=str)
+
+    dims: dict = {}  # variable -> per axis, the (input, axis) it is known to equal, or None
+    for k, v in enumerate(fgraph.inputs):
+        shape = getattr(v.type, "shape", ())
+        dims[v] = [(k, a) if d is None else None for a, d in enumerate(shape)]
+    for node in fgraph.toposort():
+        op = node.op
+        ins = [dims.get(i) for i in node.inputs]
+        out = None
+        if isinstance(op, Elemwise) and all(d is not None for d in ins):
+            nd = node.outputs[0].type.ndim
+            out = [None] * nd
+            for i, d in zip(node.inputs, ins):
+                for a in range(min(nd, len(d))):
+                    if not i.type.broadcastable[a]:
+                        union(out[a], d[a]) if out[a] is not None else None
+                        out[a] = out[a] if out[a] is not None else d[a]
+                        union(out[a], d[a])
+        elif isinstance(op, DimShuffle) and ins[0] is not None:
+            out = [None if o == "x" else ins[0][int(o)] for o in op.new_order]
+        elif isinstance(op, (Dot,) + _BLAS_DOT) and all(d is not None for d in ins) and len(ins) == 2:
+            a, b = ins
+            if a and b:
+                union(a[-1], b[0] if len(b) == 1 else b[-2])
+            out = (a[:-1] if a else []) + (b[:-2] + b[-1:] if len(b) >= 2 else [])
+        elif isinstance(op, CAReduce) and ins[0] is not None:
+            nd = len(ins[0])
+            axes = range(nd) if op.axis is None else {int(x) % nd for x in op.axis}
+            out = [d for a, d in enumerate(ins[0]) if a not in axes]
+        elif isinstance(op, _ALIASES) and ins[0] is not None:
+            out = ins[0]
+        if out is not None and len(node.outputs) == 1 and len(out) == node.outputs[0].type.ndim:
+            dims[node.outputs[0]] = out
+    return {key: find(key) for key in list(parent) + [k for k in parent.values()]}
+
+
 class _Describer:
-    def __init__(self, fgraph: FunctionGraph):
+    def __init__(self, fgraph: FunctionGraph, name_dims: bool = False):
         self.fgraph = fgraph
+        self.name_dims = name_dims
         self.ids: dict = {}
         self.next_id = 0
         self.consts: list[np.ndarray] = []
@@ -376,6 +431,8 @@ class _Describer:
         self.empty: dict = {}  # AllocEmpty output -> its shape's variables
         self.heads: dict = {}  # scan buffer -> (its row 0, its row count)
         self.at_nodes: dict = {}  # the `at` text of each described node -> the node
+        self.named_inputs: dict = {}  # graph input -> its id, where its `None` dims are named
+        self.guards: list = []  # per guard code: PyTensor's (exception type, message)
 
     def fresh(self) -> int:
         self.next_id += 1
@@ -513,22 +570,34 @@ class _Describer:
         if isinstance(op, _SHAPE_OPS):
             if isinstance(op, CheckAndRaise):
                 conds = [self.value_of(c) for c in node.inputs[1:]]
-                if any(c is None for c in conds):
-                    raise NeedsStaticShapes(f"{at}: the condition is only known at run time")
-                if not all(np.all(c) for c in conds):
+                if any(c is not None and not np.all(c) for c in conds):
                     raise op.exc_type(f"{at}: {op.msg}")
-                self.alias(node.inputs[0], node.outputs[0], at)
+                unknown = [c for c, v in zip(node.inputs[1:], conds) if v is None]
+                if not unknown:
+                    self.alias(node.inputs[0], node.outputs[0], at)
+                    return
+                # Checked when the program runs: a `guard` whose code maps back to this op's
+                # exception and message (`Program` raises them).
+                code = len(self.guards)
+                self.guards.append((op.exc_type, op.msg))
+                self.simple(node, "guard", [node.inputs[0]] + unknown, at, code=code)
                 return
             if isinstance(op, Shape_i):
                 d = node.inputs[0].type.shape[op.i]
                 if d is None:
-                    raise NeedsStaticShapes(f"{at}: dim {op.i} of `{_var_name(node.inputs[0])}` is only known at run time")
+                    self.ids[node.outputs[0]] = self.dim(node.inputs[0], op.i, at)
+                    return
                 self.known[node.outputs[0]] = np.asarray(d, dtype="int64")
                 return
             if isinstance(op, Shape):
-                shape = node.inputs[0].type.shape
+                x = node.inputs[0]
+                shape = x.type.shape
                 if any(d is None for d in shape):
-                    raise NeedsStaticShapes(f"{at}: the shape of `{_var_name(node.inputs[0])}` is only known at run time")
+                    dims = [self.const(np.int64(d)) if d is not None else self.dim(x, k, at) for k, d in enumerate(shape)]
+                    out = self.fresh()
+                    self.emit("make_vector", dims, out, "int64", at)
+                    self.ids[node.outputs[0]] = out
+                    return
                 self.known[node.outputs[0]] = np.asarray(shape, dtype="int64")
                 return
             if self.fold(node):
@@ -633,6 +702,15 @@ class _Describer:
         else:
             raise NotImplementedError(f"{at}: the operation `{op}` has no ptl equivalent")
 
+    def dim(self, x, axis, at) -> int:
+        """The id of the run-time size of axis `axis` of `x`: a named dim of the function when
+        `x` is one of the graph's inputs."""
+        if x not in self.named_inputs:
+            raise NeedsStaticShapes(f"{at}: dim {axis} of `{_var_name(x)}` is only known at run time")
+        out = self.fresh()
+        self.emit("dim", [], out, "int64", at, input=self.named_inputs[x], axis=axis)
+        return out
+
     def known_int(self, v, at, what) -> int:
         value = self.value_of(v)
         if value is None:
@@ -683,6 +761,7 @@ class _Describer:
         inner = node.op.fgraph
         sub = _Describer(inner)
         sub.next_id, sub.consts, sub.const_entries, sub.nodes = self.next_id, self.consts, self.const_entries, self.nodes
+        sub.guards = self.guards
         for v, outer in zip(inner.inputs, node.inputs):
             value = self.value_of(outer)
             if value is not None:
@@ -787,6 +866,7 @@ class _Describer:
         inner_fg = op.fgraph
         sub = _Describer(inner_fg)
         sub.next_id, sub.consts, sub.const_entries = self.next_id, self.consts, self.const_entries
+        sub.guards = self.guards
         inner_inputs = []
         for v in inner_fg.inputs:
             i = sub.fresh()
@@ -840,6 +920,27 @@ class _Describer:
         fg = self.fgraph
         inputs = []
         used = set()
+        sized = set()  # (input, axis) pairs whose size the graph reads
+        for node in fg.toposort() if self.name_dims else []:
+            x = node.inputs[0] if node.inputs else None
+            if isinstance(node.op, Shape_i) and x in fg.inputs:
+                sized.add((x, node.op.i))
+            elif isinstance(node.op, Shape) and x in fg.inputs:
+                sized.update((x, a) for a in range(x.type.ndim))
+        # Dims PyTensor requires to be equal share one name (and the class's every member is
+        # named once one is read); the name is that of the class's first input axis.
+        classes = _equal_dims(fg) if sized else {}
+        read_classes = {classes.get((fg.inputs.index(x), a), (fg.inputs.index(x), a)) for x, a in sized}
+        for k, v in enumerate(fg.inputs):
+            for a in range(getattr(v.type, "ndim", 0)):
+                if classes.get((k, a), (k, a)) in read_classes:
+                    sized.add((v, a))
+        param_names: dict = {}
+
+        def dim_name(k, a, pname):
+            rk, ra = classes.get((k, a), (k, a))
+            base = param_names.get(rk, pname)
+            return f"{base}_dim{ra}"
         for k, v in enumerate(fg.inputs):
             i = self.fresh()
             self.ids[v] = i
@@ -850,7 +951,14 @@ class _Describer:
                 n += 1
                 pname = f"{base}_{n}"
             used.add(pname)
-            inputs.append({"id": i, "name": pname, "dtype": v.type.dtype, "shape": list(v.type.shape)})
+            param_names[k] = pname
+            # A `None` dim whose size the graph reads (`Shape_i`, `Shape`) is named: the
+            # name is its size as a value, and one program serves every size.
+            read = {a for a in range(len(v.type.shape)) if (v, a) in sized}
+            shape = [dim_name(k, a, pname) if d is None and a in read else d for a, d in enumerate(v.type.shape)]
+            if read:
+                self.named_inputs[v] = i
+            inputs.append({"id": i, "name": pname, "dtype": v.type.dtype, "shape": shape})
         for index, node in enumerate(fg.toposort()):
             try:
                 self.node(index, node)
@@ -904,11 +1012,11 @@ def describe(fgraph: FunctionGraph, name: str = "graph", input_shapes=None) -> t
     return _describe(fgraph, name, input_shapes)[1:]
 
 
-def _describe(fgraph, name, input_shapes):
+def _describe(fgraph, name, input_shapes, name_dims=False):
     check_supported(fgraph)
     if input_shapes is not None:
         fgraph = specialize(fgraph, input_shapes)
-    describer = _Describer(fgraph)
+    describer = _Describer(fgraph, name_dims)
     text, consts = describer.describe(name)
     return describer, text, consts
 
@@ -916,14 +1024,30 @@ def _describe(fgraph, name, input_shapes):
 def from_fgraph(fgraph: FunctionGraph, name: str = "graph", input_shapes=None):
     """Converts `fgraph` to a ptl :class:`Program`.
 
-    Static input dims become static ptl dims and ``None`` becomes ``?``; with `input_shapes`
-    the inputs take those shapes instead. Raises :class:`Unsupported` (a
-    ``NotImplementedError``) naming the node for anything ptl cannot express
-    (``NeedsStaticShapes`` when only fixed input shapes are missing).
+    Static input dims become static ptl dims and ``None`` becomes ``?``, or a dimension name
+    where the graph reads that size (``Shape_i``, ``Shape``), so one program serves every
+    size; with `input_shapes` the inputs take those shapes instead. Raises
+    :class:`Unsupported` (a ``NotImplementedError``) naming the node for anything ptl cannot
+    express (``NeedsStaticShapes`` when only fixed input shapes are missing).
     """
     from . import Program
 
-    describer, text, consts = _describe(fgraph, name, input_shapes)
+    prog, named = _build(fgraph, name, input_shapes, name_dims=input_shapes is None)
+    if named:
+        # Named dims are stricter than `?` (two names never broadcast together, a loop state
+        # keeps its name): a program that does not check with them is made with `?` and per
+        # input shape instead.
+        try:
+            prog.check()
+        except ValueError:
+            prog, _ = _build(fgraph, name, input_shapes, name_dims=False)
+    return prog
+
+
+def _build(fgraph, name, input_shapes, name_dims):
+    from . import Program
+
+    describer, text, consts = _describe(fgraph, name, input_shapes, name_dims)
     try:
         native = _ptl.build_program(text, consts)
     except NotImplementedError as e:
@@ -931,4 +1055,6 @@ def from_fgraph(fgraph: FunctionGraph, name: str = "graph", input_shapes=None):
         message = str(e)
         node = next((n for at, n in describer.at_nodes.items() if message.startswith(at + ":")), None)
         raise Unsupported(message, node) from e
-    return Program(native, fgraph)
+    prog = Program(native, fgraph)
+    prog._guards = describer.guards
+    return prog, bool(describer.named_inputs)

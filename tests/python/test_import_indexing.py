@@ -131,3 +131,54 @@ def test_op_from_graph_is_inlined():
 def test_logsumexp_over_axes():
     m = pt.matrix("m")
     _compare([m], [pt.special.logsumexp(m, axis=1), pt.special.logsumexp(m)], [M * 50.0])
+
+
+def test_sizes_read_at_run_time_are_dimension_names_one_program_for_every_shape():
+    from pytensor_ptl import Program
+
+    x, y = pt.matrix("x"), pt.vector("y")
+    outs = [x.mean(axis=0), (x - x.mean()) / x.shape[1], pt.exp(y).mean()]
+    f = pytensor.function([x, y], outs, mode="PTL_STRICT")
+    assert isinstance(f.vm.jit_fn, Program)  # not one program per input shape
+    src = from_fgraph(f.maker.fgraph).source()
+    assert src.startswith("fn graph(x: f64[x_dim0, x_dim1], y: f64[y_dim0])"), src
+    ref = pytensor.function([x, y], outs, mode="FAST_COMPILE")
+    for shape in [(2, 3), (5, 1), (4, 7)]:
+        args = [rng.standard_normal(shape), rng.standard_normal(shape[0] + 1)]
+        for g, w in zip(f(*args), ref(*args)):
+            assert_same(g, w)
+
+
+def test_logistic_regression_loss_is_one_program():
+    X, w, y = pt.matrix("X"), pt.vector("w"), pt.vector("y")
+    p = pt.sigmoid(X @ w)
+    loss = -pt.mean(y * pt.log(p) + (1 - y) * pt.log(1 - p))
+    f = _compare([X, w, y], loss, [M, rng.standard_normal(4), (rng.uniform(size=5) > 0.5) * 1.0])
+    from_fgraph(f.maker.fgraph).check()
+
+
+def test_loss_and_gradient_with_run_time_assertions_is_one_program():
+    # PyTensor's gradient asserts that broadcast dims agree: a `guard` in ptl, and the dims it
+    # equates share one name, so the program serves every batch size.
+    from pytensor_ptl import Program
+
+    X, w, y = pt.matrix("X"), pt.vector("w"), pt.vector("y")
+    p = pt.sigmoid(X @ w)
+    loss = -pt.mean(y * pt.log(p) + (1 - y) * pt.log(1 - p))
+    f = _compare([X, w, y], [loss, pt.grad(loss, w)], [M, rng.standard_normal(4), (rng.uniform(size=5) > 0.5) * 1.0])
+    assert isinstance(f.vm.jit_fn, Program)
+    assert "y: f64[X_dim0]" in from_fgraph(f.maker.fgraph).source()
+    with pytest.raises(ValueError, match="argument `y`"):
+        f(M, rng.standard_normal(4), np.ones(3))
+
+
+def test_a_failed_assertion_raises_pytensors_own_exception():
+    from pytensor.raise_op import Assert
+
+    x = pt.vector("x")
+    checked = Assert("x must be positive")(x, pt.all(x > 0))
+    f = pytensor.function([x], pt.sqrt(checked), mode="PTL_STRICT")
+    assert "guard(" in from_fgraph(f.maker.fgraph).source()
+    assert_same(f(np.array([4.0, 9.0])), np.array([2.0, 3.0]))
+    with pytest.raises(AssertionError, match="x must be positive"):
+        f(np.array([4.0, -1.0]))

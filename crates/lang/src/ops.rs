@@ -398,6 +398,9 @@ pub enum Op {
     /// The elements on and below (`upper: false`) or on and above diagonal `k` of a matrix;
     /// the others are zero.
     Tri { upper: bool, k: i64 },
+    /// `guard(cond, x, code)`: `x` (the second operand), once every element of the bool
+    /// `cond` (the first) is true; otherwise a run-time error naming `code`.
+    Guard(i64),
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -417,7 +420,7 @@ impl Op {
     pub fn family(&self) -> Family {
         match self {
             Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => Family::Elementwise,
-            Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape => Family::Layout,
+            Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape | Op::Guard(_) => Family::Layout,
             Op::Reduce(..) | Op::Softmax { .. } | Op::Arg { .. } => Family::Reduction,
             Op::MatMul => Family::Contraction,
             Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Family::Indexing,
@@ -430,7 +433,7 @@ impl Op {
     /// The smallest and largest number of operands (a broadcast may name a shape witness).
     pub fn arity(&self) -> (usize, usize) {
         match self {
-            Op::Binary(_) | Op::MatMul => (2, 2),
+            Op::Binary(_) | Op::MatMul | Op::Guard(_) => (2, 2),
             Op::Select => (3, 3),
             Op::Broadcast => (1, 2),
             Op::Slice(axes) => {
@@ -475,6 +478,7 @@ impl Op {
             Op::Diagonal => "diagonal",
             Op::Tri { upper: false, .. } => "tril",
             Op::Tri { upper: true, .. } => "triu",
+            Op::Guard(_) => "guard",
         }
     }
 }
@@ -545,6 +549,8 @@ pub enum Builtin {
     Trace,
     /// `tril(m)`, `tril(m, k)`, `triu(m)`, `triu(m, k)`.
     Tri { upper: bool },
+    /// `guard(cond, x, code)`.
+    Guard,
 }
 
 impl Builtin {
@@ -585,6 +591,7 @@ impl Builtin {
             Builtin::Trace,
             Builtin::Tri { upper: false },
             Builtin::Tri { upper: true },
+            Builtin::Guard,
         ]);
         v
     }
@@ -631,6 +638,7 @@ impl Builtin {
             Builtin::Trace => "trace",
             Builtin::Tri { upper: false } => "tril",
             Builtin::Tri { upper: true } => "triu",
+            Builtin::Guard => "guard",
         }
     }
 
@@ -641,7 +649,7 @@ impl Builtin {
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
             Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
-            Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } => (3, 3),
+            Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } | Builtin::Guard => (3, 3),
             Builtin::SetSlice => (4, 4),
             Builtin::Split => (2, 3),
             _ => (2, 2),
@@ -676,6 +684,7 @@ impl Builtin {
             Builtin::Take => format!("{n}(x, idx, axis)"),
             Builtin::Scatter { .. } => format!("{n}(target, idx, values)"),
             Builtin::SetSlice => format!("{n}(x, value, a, b)"),
+            Builtin::Guard => format!("{n}(cond, x, code)"),
         }
     }
 }

@@ -36,6 +36,8 @@ pub enum RuntimeCheck {
     SetSlice { ty: TensorType, value: TensorType },
     /// The sizes given to `split` add up to the size of the axis it splits.
     Split { ty: TensorType, axis: usize, total: u64 },
+    /// `guard(cond, x, code)`: every element of `cond` is true.
+    Guard { code: i64 },
     /// A value has its static type's sizes: the typed program's invariants imply it, so a
     /// failure is an internal error.
     Value { ty: TensorType, axis: usize },
@@ -92,6 +94,7 @@ impl RuntimeCheck {
             RuntimeCheck::SetSlice { ty, value } => {
                 format!("the value `{value}` of `set_slice` does not fit the slice of `{ty}` it replaces")
             }
+            RuntimeCheck::Guard { code } => format!("guard {code} failed: its condition is false"),
             RuntimeCheck::Value { ty, axis } => {
                 format!("internal error: a value of type `{ty}` has another size at axis {axis}")
             }

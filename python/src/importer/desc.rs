@@ -40,8 +40,17 @@ pub struct Input {
     pub id: usize,
     pub name: String,
     pub dtype: NpDType,
-    /// `None` for a dim unknown until run time.
-    pub shape: Vec<Option<u64>>,
+    pub shape: Vec<InputDim>,
+}
+
+/// A dim of an input: static, unknown until run time (`null`), or unknown and named (a
+/// string, the name's stem) because the graph computes with its size (`dim` nodes).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum InputDim {
+    Static(u64),
+    Named(String),
+    Unknown(()),
 }
 
 #[derive(Debug, Deserialize)]
@@ -191,6 +200,12 @@ pub enum NodeKind {
     Cumulative { prod: bool, axis: i64 },
     /// The main diagonal of a matrix (PyTensor's `ExtractDiag` with offset 0 on axes 0, 1).
     Diagonal,
+    /// The run-time size of axis `axis` of input `input` (an id), whose dim is named: PyTensor's
+    /// `Shape_i`. An `i64`.
+    Dim { input: usize, axis: usize },
+    /// PyTensor's `CheckAndRaise` (`Assert`) with conditions known only at run time: the first
+    /// input, once every later input (bool) holds; else a run-time error naming `code`.
+    Guard { code: i64 },
     /// PyTensor's `Scan` (see [`crate::importer::scan`] for the fields), kept as JSON here so
     /// that the kind stays comparable; read into a `ScanDesc` when it is converted.
     Scan { scan: Box<serde_json::Value> },

@@ -19,7 +19,7 @@ use ptl_lang::ast::{Block, Expr, ExprKind, FnDef, Item, Let, Param, Program};
 use ptl_lang::{DType, Dim, Value};
 
 use consts::{Binding, Scalar};
-use desc::Graph;
+use desc::{Graph, InputDim};
 pub use error::ImportError;
 use error::Result;
 use names::Names;
@@ -48,6 +48,8 @@ struct Builder {
     vals: HashMap<usize, (Val, DType)>,
     lets: Vec<Let>,
     names: Names,
+    /// The dimension names of the inputs' named dims, by (input id, axis).
+    dim_names: HashMap<(usize, usize), String>,
 }
 
 impl Builder {
@@ -120,9 +122,29 @@ pub fn build(graph: &Graph, consts: &[Value]) -> Result<Imported> {
     let mut b = Builder::default();
     let entry = b.names.fresh(&graph.name);
     let mut params = Vec::new();
+    // One dimension name per stem: inputs whose dims must be equal share the stem.
+    let mut stems: HashMap<String, String> = HashMap::new();
     for input in &graph.inputs {
         let name = b.names.fresh(&input.name);
-        let dims: Vec<Dim> = input.shape.iter().map(|d| d.map_or(Dim::Unknown, Dim::Static)).collect();
+        let mut dims = Vec::with_capacity(input.shape.len());
+        for (axis, d) in input.shape.iter().enumerate() {
+            dims.push(match d {
+                InputDim::Static(n) => Dim::Static(*n),
+                InputDim::Unknown(()) => Dim::Unknown,
+                InputDim::Named(stem) => {
+                    let dim = match stems.get(stem) {
+                        Some(d) => d.clone(),
+                        None => {
+                            let d = b.names.fresh(stem);
+                            stems.insert(stem.clone(), d.clone());
+                            d
+                        }
+                    };
+                    b.dim_names.insert((input.id, axis), dim.clone());
+                    Dim::Symbol(dim)
+                }
+            });
+        }
         params.push(Param { name: ident(&name), ty: type_expr(input.dtype.0, &dims) });
         b.define(input.id, Val::Var(name), input.dtype.0, "")?;
     }

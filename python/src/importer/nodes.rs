@@ -222,6 +222,26 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let [x] = inputs(node)?;
             builtin(Builtin::Diagonal, vec![b.operand(x, dt, at)?])
         }
+        NodeKind::Guard { code } => {
+            let (&x, conds) = node.inputs.split_first().ok_or_else(|| ImportError::malformed(at, "`guard` without a value"))?;
+            let mut e = b.operand(x, dt, at)?;
+            for &c in conds.iter().rev() {
+                let cond = b.operand(c, DType::Bool, at)?;
+                e = builtin(Builtin::Guard, vec![cond, e, int(*code)]);
+            }
+            e
+        }
+        NodeKind::Dim { input, axis } => {
+            let name = b.dim_names.get(&(*input, *axis)).cloned().ok_or_else(|| {
+                ImportError::malformed(at, format!("axis {axis} of value {input} is no named dim of an input"))
+            })?;
+            // The dimension name is itself an `i64` value of the function.
+            let v = super::syntax::var(&name);
+            if dt == DType::I64 {
+                return b.define(out, Val::Var(name), DType::I64, at);
+            }
+            cast(v, dt)
+        }
         NodeKind::Scan { scan } => return super::scan::convert(b, node, scan),
         NodeKind::Reshape { shape } => {
             let [x] = inputs(node)?;

@@ -77,7 +77,8 @@ pub(super) fn convert(b: &mut Builder, node: &Node, scan: &serde_json::Value) ->
     }
 
     // The body: the inner graph, with each inner input bound to what it stands for.
-    let mut inner = Builder { vals: b.vals.clone(), lets: Vec::new(), names: std::mem::take(&mut b.names) };
+    let mut inner =
+        Builder { vals: b.vals.clone(), lets: Vec::new(), names: std::mem::take(&mut b.names), dim_names: b.dim_names.clone() };
     let built = (|| -> Result<Vec<Expr>> {
         for (k, input) in d.inner_inputs.iter().enumerate() {
             let dt = input.dtype.0;

@@ -130,3 +130,19 @@ mod tests {
         assert!(matches!(transpose(iota(&[2, 3]), &[0, 0], &(0..0)), Err(InterpError::Internal { .. })));
     }
 }
+
+/// `guard(cond, x, code)`: `x`, once every element of the bool `cond` is true.
+pub(crate) fn guard(values: Vec<Value>, code: i64, span: &Span) -> Result<Value> {
+    let mut it = values.into_iter();
+    let (Some(cond), Some(x)) = (it.next(), it.next()) else {
+        return Err(InterpError::internal("`guard` without its two operands", span));
+    };
+    let Value::Bool(c) = &cond else {
+        return Err(InterpError::internal("`guard` of a condition that is not bool", span));
+    };
+    if let Some(pos) = c.indexed_iter().find(|(_, b)| !**b).map(|(i, _)| i) {
+        let seen = if c.ndim() == 0 { "the condition is false".to_string() } else { format!("the condition is false at {:?}", ndarray::Dimension::slice(&pos)) };
+        return Err(InterpError::check(RuntimeCheck::Guard { code }, span, seen));
+    }
+    Ok(x)
+}

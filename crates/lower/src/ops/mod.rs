@@ -72,6 +72,18 @@ pub fn lower<'c, 'a>(
         Op::Expand(axis) => layout::relayout(e, scope, xv, &x.ty, ty, layout::expand_map(x.ty.rank(), *axis)),
         Op::Squeeze(axis) => layout::relayout(e, scope, xv, &x.ty, ty, layout::squeeze_map(x.ty.rank(), *axis)),
         Op::Reshape => layout::reshape(e, scope, xv, &x.ty, ty),
+        Op::Guard(code) => {
+            // Every element of the condition must hold: one `all`, then one check.
+            let all = if x.ty.rank() == 0 {
+                xv
+            } else {
+                let axes: Vec<usize> = (0..x.ty.rank()).collect();
+                reduction::reduce(e, scope, ptl_lang::ops::ReduceOp::All, xv, &x.ty, &axes)?
+            };
+            let flag = e.append(melior::dialect::ods::tensor::extract(e.ctx, e.elem(ptl_lang::DType::Bool), all, &[], e.loc).into())?;
+            e.check(flag, ptl_lang::runtime::RuntimeCheck::Guard { code: *code })?;
+            expr::lower(e, scope, prog, &operands[1])
+        }
         Op::Reduce(r, axes) => reduction::reduce(e, scope, *r, xv, &x.ty, axes),
         Op::Softmax { axis, log } => reduction::softmax(e, scope, xv, &x.ty, *axis, *log),
         Op::Arg { max, axis } => statistics::arg(e, scope, *max, xv, &x.ty, *axis),

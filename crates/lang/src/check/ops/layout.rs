@@ -136,3 +136,31 @@ impl Checker {
     }
 
 }
+
+impl Checker {
+    /// `guard(cond, x, code)`: `x` itself, with a run-time check that every element of the
+    /// bool `cond` (any shape) is true; `code`, an integer literal, names the guard in the
+    /// error (the PyTensor importer maps it back to the assertion it came from).
+    pub(crate) fn guard(&mut self, sc: &crate::check::env::Scope, args: &[Expr], span: Span) -> Option<Typed> {
+        let cond = self.expr(sc, &args[0]);
+        let x = self.expr(sc, &args[1]);
+        let code = crate::check::expr::literal_int(&args[2]);
+        let (cond, x) = (cond?, x?);
+        let Some(code) = code else {
+            return self.error(
+                ErrorKind::BadArgument,
+                args[2].span.clone(),
+                "the code of `guard` must be an integer literal",
+                "not an integer literal",
+            );
+        };
+        if cond.dtype() != crate::types::DType::Bool {
+            let d = Diagnostic::new(ErrorKind::DType, span, "the condition of `guard` must be bool")
+                .with_label(cond.e.span.clone(), has_type(cond.ty()));
+            self.report(d);
+            return None;
+        }
+        let ty = x.ty().clone();
+        Some(Typed::strong(TExpr::op(Op::Guard(code), vec![cond.e, x.e], ty, span)))
+    }
+}

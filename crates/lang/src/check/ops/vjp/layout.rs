@@ -29,6 +29,8 @@ pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
         Op::Expand(axis) => b.op(Op::Squeeze(*axis), vec![ct], x.ty.clone()),
         Op::Squeeze(axis) => b.op(Op::Expand(*axis), vec![ct], x.ty.clone()),
         Op::Reshape => b.op(Op::Reshape, vec![ct], x.ty.clone()),
+        // The guarded value is the second operand; the condition has no derivative.
+        Op::Guard(_) => return Ok(vec![None, Some(ct)]),
         _ => return Err(format!("`{}` has no derivative yet", op.name())),
     };
     let g = b.retype(g, x.ty.dims.clone());
