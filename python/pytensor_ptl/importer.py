@@ -54,6 +54,11 @@ _BLAS_REFUSED = _blas("Dot22Scalar", "Ger")
 _BLAS_DOT = _blas("Dot22")
 _BLAS_GEMV = _blas("Gemv")
 _BLAS_GEMM = _blas("Gemm")
+_BATCHED_DOT = _blas("BatchedDot")
+try:
+    from pytensor.tensor.basic import ARange
+except ImportError:  # pragma: no cover
+    ARange = ()
 _ADVANCED_SUB = getattr(_subtensor, "AdvancedSubtensor", None)
 # PyTensor 3.3's `logsumexp` is an op of its own (an `OpFromGraph`); ptl has it as a builtin.
 try:
@@ -305,6 +310,11 @@ def _check_node(node, at: str) -> None:
         raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
         pass
+    elif isinstance(op, _BATCHED_DOT):
+        if any(i.type.ndim != 3 for i in node.inputs):
+            raise NotImplementedError(f"{at}: a batched product of operands not both of rank 3")
+    elif isinstance(op, ARange):
+        pass  # folded, or `arange` of an input's dim (refused when described otherwise)
     elif isinstance(op, Argmax):
         ndim = node.inputs[0].type.ndim
         if len(range(ndim) if op.axis is None else op.axis) != 1:
@@ -433,6 +443,7 @@ class _Describer:
         self.at_nodes: dict = {}  # the `at` text of each described node -> the node
         self.named_inputs: dict = {}  # graph input -> its id, where its `None` dims are named
         self.guards: list = []  # per guard code: PyTensor's (exception type, message)
+        self.dim_ids: set = set()  # ids of `dim` nodes (an input's named dim as a value)
 
     def fresh(self) -> int:
         self.next_id += 1
@@ -657,7 +668,14 @@ class _Describer:
         elif isinstance(op, DimShuffle):
             order = [None if o == "x" else int(o) for o in op.new_order]
             self.simple(node, "dimshuffle", [node.inputs[0]], at, order=order, in_ndim=node.inputs[0].type.ndim)
-        elif isinstance(op, (Dot,) + _BLAS_DOT):
+        elif isinstance(op, ARange):
+            start, stop, step = node.inputs
+            if self.value_of(start) is None or self.value_of(step) is None or int(self.value_of(start)) != 0 or int(self.value_of(step)) != 1:
+                raise NotImplementedError(f"{at}: `arange` with a start or step known only at run time")
+            if self.id_of(stop) not in self.dim_ids:
+                raise NeedsStaticShapes(f"{at}: the length of `arange` is only known at run time")
+            self.simple(node, "arange_dim", [stop], at)
+        elif isinstance(op, (Dot,) + _BLAS_DOT + _BATCHED_DOT):
             self.simple(node, "dot", node.inputs, at)
         elif isinstance(op, _BLAS_GEMV):
             self.simple(node, "gemv", node.inputs, at)
@@ -709,6 +727,7 @@ class _Describer:
             raise NeedsStaticShapes(f"{at}: dim {axis} of `{_var_name(x)}` is only known at run time")
         out = self.fresh()
         self.emit("dim", [], out, "int64", at, input=self.named_inputs[x], axis=axis)
+        self.dim_ids.add(out)
         return out
 
     def known_int(self, v, at, what) -> int:

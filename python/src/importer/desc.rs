@@ -206,6 +206,8 @@ pub enum NodeKind {
     /// PyTensor's `CheckAndRaise` (`Assert`) with conditions known only at run time: the first
     /// input, once every later input (bool) holds; else a run-time error naming `code`.
     Guard { code: i64 },
+    /// PyTensor's `ARange(0, n, 1)` where `n` is an input's named dim (a `dim` node).
+    ArangeDim,
     /// PyTensor's `Scan` (see [`crate::importer::scan`] for the fields), kept as JSON here so
     /// that the kind stays comparable; read into a `ScanDesc` when it is converted.
     Scan { scan: Box<serde_json::Value> },

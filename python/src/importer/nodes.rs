@@ -222,6 +222,16 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let [x] = inputs(node)?;
             builtin(Builtin::Diagonal, vec![b.operand(x, dt, at)?])
         }
+        NodeKind::ArangeDim => {
+            // `arange(n)` of a dimension name: 0, 1, ..., n - 1 as `i64`.
+            let [n] = inputs(node)?;
+            let name = match b.get(n, at)? {
+                (Val::Var(v), _) if b.dim_names.values().any(|d| d == v) => v.clone(),
+                _ => return Err(ImportError::unsupported(at, "`arange` of a size that is not an input's dim")),
+            };
+            let e = builtin(Builtin::Arange, vec![super::syntax::var(&name)]);
+            if dt == DType::I64 { e } else { cast(e, dt) }
+        }
         NodeKind::Guard { code } => {
             let (&x, conds) = node.inputs.split_first().ok_or_else(|| ImportError::malformed(at, "`guard` without a value"))?;
             let mut e = b.operand(x, dt, at)?;
@@ -431,9 +441,14 @@ fn dimshuffle(mut x: Expr, order: &[Option<usize>], ndim: usize, at: &str) -> Re
             }
         }
     }
-    // Drop, highest axis first so the lower indices stay valid.
+    // Drop, highest axis first so the lower indices stay valid. PyTensor drops only axes it
+    // knows have size 1, which ptl may type `?` (`x[:, :1]`): index 0 takes such an axis away
+    // whatever its static type (and checks its size at run time).
     for axis in (0..ndim).rev().filter(|&a| !seen[a]) {
-        x = builtin(Builtin::Squeeze, vec![x, int(axis as i64)]);
+        let mut items: Vec<IndexItem> =
+            (0..axis).map(|_| IndexItem::Slice { start: None, stop: None, step: None, span: SPAN }).collect();
+        items.push(IndexItem::Single(int(0)));
+        x = ex(ExprKind::Index(Box::new(x), items));
     }
     // The kept axes in their input order are positions 0.. now; `perm` lists them in output order.
     let mut sorted = kept.clone();
