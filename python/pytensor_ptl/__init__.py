@@ -20,6 +20,10 @@ __all__ = ["Program", "from_fgraph", "NeedsStaticShapes", "check_supported", "de
 run_script = _ptl.run_script
 
 
+#: ptl's dtype names as NumPy spells them.
+_NUMPY_NAMES = {"bool": "bool", "i32": "int32", "i64": "int64", "f32": "float32", "f64": "float64"}
+
+
 class Program:
     """A ptl program with one function, converted from a PyTensor graph.
 
@@ -35,6 +39,12 @@ class Program:
         self._in_dtypes = [i.type.dtype for i in fgraph.inputs] if fgraph is not None else None
         # Per `guard` code: the exception type and message of the PyTensor assertion it checks.
         self._guards = []
+        # Whether a result's dtype differs from the graph output's (and is converted).
+        try:
+            ptl_dtypes = [_NUMPY_NAMES.get(d, d) for d in native.result_dtypes()]
+        except ValueError:  # it does not type-check: it never runs
+            ptl_dtypes = None
+        self._cast_results = self._out_dtypes is not None and ptl_dtypes != self._out_dtypes
 
     def source(self) -> str:
         """The canonical ptl text of the program (as ``ptl fmt`` prints it)."""
@@ -81,9 +91,14 @@ class Program:
 
     def __call__(self, *arrays):
         try:
-            return self._results(self._native.run(*self._args(arrays)))
+            try:
+                # NumPy arrays of the parameters' dtypes are read in place.
+                outs = self._native.run(*arrays)
+            except TypeError:
+                outs = self._native.run(*self._args(arrays))
         except (RuntimeError, ValueError) as e:
             raise self._guard_error(e) from e
+        return self._results(outs) if self._cast_results else outs
 
     def interpret(self, *arrays):
         """Runs the program with ptl's reference interpreter instead of compiling it."""

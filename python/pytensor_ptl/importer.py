@@ -948,12 +948,19 @@ class _Describer:
                 sized.update((x, a) for a in range(x.type.ndim))
         # Dims PyTensor requires to be equal share one name (and the class's every member is
         # named once one is read); the name is that of the class's first input axis.
-        classes = _equal_dims(fg) if sized else {}
+        # A class of several dims is named too, read or not: the call's argument check then
+        # holds them equal, and the compiled program needs no run-time check of its own.
+        classes = _equal_dims(fg) if self.name_dims else {}
         read_classes = {classes.get((fg.inputs.index(x), a), (fg.inputs.index(x), a)) for x, a in sized}
+        members: dict = {}
+        for key, rep in classes.items():
+            members.setdefault(rep, set()).add(key)
+        read_classes |= {rep for rep, keys in members.items() if len(keys) > 1}
+        named = set(sized)
         for k, v in enumerate(fg.inputs):
             for a in range(getattr(v.type, "ndim", 0)):
                 if classes.get((k, a), (k, a)) in read_classes:
-                    sized.add((v, a))
+                    named.add((v, a))
         param_names: dict = {}
 
         def dim_name(k, a, pname):
@@ -973,7 +980,7 @@ class _Describer:
             param_names[k] = pname
             # A `None` dim whose size the graph reads (`Shape_i`, `Shape`) is named: the
             # name is its size as a value, and one program serves every size.
-            read = {a for a in range(len(v.type.shape)) if (v, a) in sized}
+            read = {a for a in range(len(v.type.shape)) if (v, a) in named}
             shape = [dim_name(k, a, pname) if d is None and a in read else d for a, d in enumerate(v.type.shape)]
             if read:
                 self.named_inputs[v] = i

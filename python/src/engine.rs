@@ -25,6 +25,11 @@ pub fn parse_device(name: &str) -> PyResult<Device> {
 }
 
 pub fn with_engine<T>(device: Device, f: impl FnOnce(&mut Engine) -> Result<T, ptl_rt::RtError>) -> PyResult<T> {
+    with_engine_py(device, |e| f(e).map_err(rt_error))
+}
+
+/// [`with_engine`] for work that fails with Python errors.
+pub fn with_engine_py<T>(device: Device, f: impl FnOnce(&mut Engine) -> PyResult<T>) -> PyResult<T> {
     ENGINES.with(|cell| {
         let mut engines = cell.borrow_mut();
         let i = match engines.iter().position(|(d, _)| *d == device) {
@@ -36,11 +41,11 @@ pub fn with_engine<T>(device: Device, f: impl FnOnce(&mut Engine) -> Result<T, p
                 engines.len() - 1
             }
         };
-        f(&mut engines[i].1).map_err(rt_error)
+        f(&mut engines[i].1)
     })
 }
 
-fn rt_error(e: ptl_rt::RtError) -> PyErr {
+pub fn rt_error(e: ptl_rt::RtError) -> PyErr {
     match e {
         ptl_rt::RtError::Argument { .. } | ptl_rt::RtError::ArgumentCount { .. } => PyValueError::new_err(e.to_string()),
         _ => PyRuntimeError::new_err(e.to_string()),

@@ -1,5 +1,6 @@
 //! `pytensor_ptl._ptl`: builds ptl programs from PyTensor graph descriptions and runs them.
 
+mod aligned;
 mod engine;
 mod importer;
 mod program;
@@ -70,6 +71,7 @@ fn dtypes() -> Vec<&'static str> {
 
 #[pymodule]
 fn _ptl(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    aligned::install(m.py())?;
     m.add_class::<Program>()?;
     m.add_function(wrap_pyfunction!(build_program, m)?)?;
     m.add_function(wrap_pyfunction!(run_script, m)?)?;

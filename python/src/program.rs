@@ -1,5 +1,8 @@
 //! `Program`: the ptl function made from a PyTensor graph, with the constants it is called with.
 
+use std::sync::Mutex;
+
+use ptl_rt::{Arg, HostView};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -7,9 +10,16 @@ use pyo3::types::PyList;
 use ptl_lang::typed::TProgram;
 use ptl_lang::{Value, diag, print_program};
 
-use crate::engine::{parse_device, with_engine};
+use crate::engine::{parse_device, with_engine, with_engine_py};
 use crate::importer::Imported;
-use crate::values::{to_value, values_to_list};
+use crate::values::{Borrowed, results_to_list, to_value, values_to_list};
+
+/// Results kept in device memory between releasing and taking back the GIL.
+struct OnThisThread(Vec<ptl_rt::DeviceValue>);
+
+// SAFETY: `Python::detach` runs its closure on the calling thread, so the values never leave
+// the thread that made them (IREE's reference counts are atomic in any case).
+unsafe impl Send for OnThisThread {}
 
 /// A ptl program with one function, made from a PyTensor graph. The function takes the
 /// graph's inputs, then the graph's large constants; a call passes the inputs and the program
@@ -26,6 +36,8 @@ pub struct Program {
     bound: Vec<Value>,
     /// Where compiled calls run.
     device: ptl_rt::Device,
+    /// The function made ready on each device's engine, after its first call there.
+    prepared: Mutex<Vec<(ptl_rt::Device, ptl_rt::Prepared)>>,
 }
 
 impl Program {
@@ -37,7 +49,7 @@ impl Program {
             Ok(p) => (Some(p), String::new()),
             Err(d) => (None, diag::render_all(&d, "<imported>", &source, false)),
         };
-        Program { source, entry: imported.entry, typed, diagnostics, n_inputs, bound: imported.bound, device: ptl_rt::Device::LocalSync }
+        Program { source, entry: imported.entry, typed, diagnostics, n_inputs, bound: imported.bound, device: ptl_rt::Device::LocalSync, prepared: Mutex::new(Vec::new()) }
     }
 
     fn typed(&self) -> PyResult<&TProgram> {
@@ -110,16 +122,51 @@ impl Program {
         Ok(())
     }
 
-    /// Compiles (once) and runs the function; returns one array per result.
+    /// Compiles (once) and runs the function; returns one array per result. The arguments
+    /// are NumPy arrays of exactly the parameters' dtypes (any layout), read in place: a
+    /// `TypeError` names the first that is not (the Python wrapper converts and calls again).
     #[pyo3(signature = (*args))]
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyList>> {
         let typed = self.typed()?;
-        let values = self.arguments(&args)?;
+        let f = self.function()?;
+        if args.len() != self.n_inputs {
+            let message = format!("`{}` takes {} arguments, got {}", self.entry, self.n_inputs, args.len());
+            return Err(PyTypeError::new_err(message));
+        }
+        let borrowed = args
+            .iter()
+            .zip(&f.params)
+            .enumerate()
+            .map(|(k, (a, p))| {
+                Borrowed::of(a, p.ty.dtype).ok_or_else(|| {
+                    PyTypeError::new_err(format!("argument {k} (`{}`) is not a NumPy array of {}", p.name, p.ty.dtype))
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let views: Vec<HostView<'_>> = borrowed.iter().map(Borrowed::view).collect();
+        let device = self.device;
+        let known = self.prepared.lock().ok().and_then(|p| p.iter().find(|(d, _)| *d == device).map(|(_, p)| p.clone()));
         // Other Python threads run while IREE computes: the engine is this thread's own, and
-        // nothing here touches Python objects.
+        // nothing here touches Python objects (the arrays stay borrowed until it returns).
         let entry = &self.entry;
-        let out = py.detach(|| with_engine(self.device, |e| e.call(typed, entry, &values)))?;
-        values_to_list(py, out)
+        let bound = &self.bound;
+        let (out, prepared) = py.detach(|| {
+            with_engine(device, |e| {
+                let prepared = match known {
+                    Some(p) => p,
+                    None => e.prepare(typed, entry)?,
+                };
+                let args: Vec<Arg<'_>> = views.iter().cloned().map(Arg::View).chain(bound.iter().map(Arg::Host)).collect();
+                let outs = e.call_prepared(typed, &prepared, &args)?;
+                Ok((OnThisThread(outs), prepared))
+            })
+        })?;
+        if let Ok(mut p) = self.prepared.lock()
+            && !p.iter().any(|(d, _)| *d == device)
+        {
+            p.push((device, prepared));
+        }
+        with_engine_py(device, |e| results_to_list(py, e, &out.0))
     }
 
     /// Runs the function with the reference interpreter.
@@ -127,8 +174,14 @@ impl Program {
     fn interpret(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyList>> {
         let typed = self.typed()?;
         let values = self.arguments(&args)?;
-        let out = ptl_interp::call_function(typed, &self.entry, &values);
-        values_to_list(py, out.map_err(|e| PyRuntimeError::new_err(e.to_string()))?)
+        let out = ptl_interp::call_function(typed, &self.entry, &values).map_err(|e| match e {
+            // A bad argument is the caller's ValueError, as in a compiled call.
+            ptl_interp::InterpError::ArgumentMismatch { .. } | ptl_interp::InterpError::Arity { .. } => {
+                PyValueError::new_err(e.to_string())
+            }
+            _ => PyRuntimeError::new_err(e.to_string()),
+        })?;
+        values_to_list(py, out)
     }
 
     /// Compiles the function now (through the compile cache) instead of at the first call.

@@ -11,9 +11,9 @@ use ptl_lower::{CompileOptions, Entry, SCRIPT_ENTRY};
 
 use crate::cache::{CacheOutcome, CompileCache};
 use crate::check::check_arguments;
-use crate::convert::{from_buffer, to_buffer};
+use crate::convert::{from_buffer, to_buffer, view_to_buffer};
 use crate::device::{Device, DeviceInfo};
-use crate::values::{Arg, DeviceValue, Shaped};
+use crate::values::{Arg, DeviceValue, HostMemory, HostView, Shaped};
 use crate::error::{Result, RtError};
 use crate::fpu;
 
@@ -92,6 +92,13 @@ pub struct Engine {
     /// Calls seen per (key, function, shapes) that have no variant yet.
     shape_calls: HashMap<(String, String, Vec<Vec<usize>>), u32>,
     last: Timings,
+}
+
+/// A function made ready to call by [`Engine::prepare`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    key: String,
+    name: String,
 }
 
 /// How many prepared programs are remembered.
@@ -227,33 +234,108 @@ impl Engine {
     pub fn call_on_device(&mut self, prog: &TProgram, name: &str, args: &[Arg<'_>]) -> Result<Vec<DeviceValue>> {
         let f = prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.to_string()))?;
         check_arguments(f, args)?;
-        let results: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         let key = self.program(prog, &Entry::Function(name.to_string()))?;
+        self.invoke(prog, key, name, args)
+    }
+
+    /// Makes `name` ready to call: lowered, compiled (or found in the cache) and loaded. A
+    /// caller that calls it many times keeps the answer and calls
+    /// [`Engine::call_prepared`], which skips finding the program among those prepared
+    /// before (a comparison of the whole program, every call).
+    pub fn prepare(&mut self, prog: &TProgram, name: &str) -> Result<Prepared> {
+        prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.to_string()))?;
+        let key = self.program(prog, &Entry::Function(name.to_string()))?;
+        Ok(Prepared { key, name: name.to_string() })
+    }
+
+    /// Calls a function [`Engine::prepare`] made ready; `prog` is the program it was
+    /// prepared from (its signature checks the arguments). A `Prepared` of another engine
+    /// (another thread's) is prepared again here.
+    pub fn call_prepared(&mut self, prog: &TProgram, prepared: &Prepared, args: &[Arg<'_>]) -> Result<Vec<DeviceValue>> {
+        let name = prepared.name.as_str();
+        let f = prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.to_string()))?;
+        check_arguments(f, args)?;
+        let key = if self.programs.contains_key(&prepared.key) {
+            prepared.key.clone()
+        } else {
+            self.program(prog, &Entry::Function(name.to_string()))?
+        };
+        self.invoke(prog, key, name, args)
+    }
+
+    /// Runs `name` of the loaded module `key` on arguments already checked against its
+    /// signature.
+    fn invoke(&mut self, prog: &TProgram, key: String, name: &str, args: &[Arg<'_>]) -> Result<Vec<DeviceValue>> {
+        let f = prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.to_string()))?;
+        let results: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         // One device copy of the arguments serves both the checks and the call.
+        // Host arrays are read in place where the device can (CPU memory, aligned), else
+        // copied; the buffers never outlive this call (results that share one are copied).
+        let in_place = matches!(self.options.device, Device::LocalSync | Device::LocalTask);
         let inputs = args
             .iter()
             .map(|a| match a {
-                Arg::Host(v) => to_buffer(&self.runtime, v),
+                Arg::Host(v) => view_to_buffer(&self.runtime, &HostView::of(v), in_place),
+                Arg::View(v) => view_to_buffer(&self.runtime, v, in_place),
                 Arg::Device(d) => Ok(d.buffer.clone()),
             })
             .collect::<Result<Vec<_>>>()?;
         self.checks_first(&key, name, &inputs)?;
         // Only arguments that passed the checks reach a specialised module: there a failing
         // check could have been folded into a compile error.
-        let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-        let key = self.specialized(prog, &key, name, &shapes).unwrap_or(key);
+        let key = if matches!(self.options.specialize, Specialize::Off) {
+            key
+        } else {
+            let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
+            self.specialized(prog, &key, name, &shapes).unwrap_or(key)
+        };
         self.last.invocations += 1;
         // Buffer views are reference-counted: the clones share the argument copies.
         let outs = match self.exported(&key, name)?.invoke(inputs.clone()) {
             Ok(outs) => outs,
             Err(e) => return Err(self.failure(&key, name, &inputs, e)),
         };
-        Ok(outs.into_iter().zip(results).map(|(buffer, dtype)| DeviceValue::new(buffer, dtype)).collect())
+        let borrowed: Vec<usize> = args
+            .iter()
+            .zip(&inputs)
+            .filter(|(a, _)| !matches!(a, Arg::Device(_)))
+            .filter_map(|(_, b)| allocation(b))
+            .collect();
+        outs.into_iter()
+            .zip(results)
+            .map(|(buffer, dtype)| {
+                // A result that is an argument's own storage (an identity, a reshape) must not
+                // keep the caller's memory: it gets its own copy.
+                let shared = allocation(&buffer).is_some_and(|a| borrowed.contains(&a));
+                let buffer = if shared { to_buffer(&self.runtime, &from_buffer(&buffer, dtype)?)? } else { buffer };
+                Ok(DeviceValue::new(buffer, dtype))
+            })
+            .collect()
     }
 
     /// Copies a value into the device's memory, for calls that take it many times.
     pub fn upload(&self, value: &Value) -> Result<DeviceValue> {
         Ok(DeviceValue::new(to_buffer(&self.runtime, value)?, value.dtype()))
+    }
+
+    /// A result's memory, mapped for the host to read and write in place, when this engine's
+    /// device computes in host memory (the CPU devices) and the buffer can be mapped so (a
+    /// read-only constant cannot); `None` otherwise, and [`Engine::download`] copies. The
+    /// caller gets the result's storage itself: a result that shares its storage with another
+    /// (the same value returned twice) must be copied by the caller.
+    pub fn host_memory(&self, value: &DeviceValue) -> Option<HostMemory> {
+        use eerie::runtime::Value as B;
+        if !matches!(self.options.device, Device::LocalSync | Device::LocalTask) {
+            return None;
+        }
+        Some(match (&value.buffer, value.dtype) {
+            (B::I8(v), DType::Bool) => HostMemory::Bool(v.map_host().ok()?),
+            (B::I32(v), DType::I32) => HostMemory::I32(v.map_host().ok()?),
+            (B::I64(v), DType::I64) => HostMemory::I64(v.map_host().ok()?),
+            (B::F32(v), DType::F32) => HostMemory::F32(v.map_host().ok()?),
+            (B::F64(v), DType::F64) => HostMemory::F64(v.map_host().ok()?),
+            _ => return None,
+        })
     }
 
     /// Copies a value from the device's memory to the host.
@@ -376,6 +458,19 @@ impl Engine {
         let n = ptl_lower::checks::find_marker(text)?;
         self.checks.get(key)?.get(n).cloned()
     }
+}
+
+/// The storage a buffer view's buffer was allocated as.
+fn allocation(b: &eerie::runtime::Value) -> Option<usize> {
+    use eerie::runtime::Value as B;
+    Some(match b {
+        B::I8(v) => v.allocation(),
+        B::I32(v) => v.allocation(),
+        B::I64(v) => v.allocation(),
+        B::F32(v) => v.allocation(),
+        B::F64(v) => v.allocation(),
+        _ => return None,
+    })
 }
 
 fn script_result_dtypes(prog: &TProgram) -> Result<Vec<DType>> {
