@@ -64,7 +64,7 @@ IMPL_LABELS = {
     "iree_sync": "the same vmfb through the IREE runtime from Rust, no Engine, local-sync",
     "iree_task": "the same vmfb through the IREE runtime from Rust, no Engine, local-task",
     "iree_py_sync": "same vmfb via iree.runtime (Python), local-sync",
-    "ptl_py": "ptl from Python (PyTensor mode PTL)",
+    "ptl_py": "ptl from Python (PyTensor mode PTL; device cpu: local-task from 2^20 elements)",
     "numpy": "NumPy (OpenBLAS, all threads)",
     "numpy_1t": "NumPy (OpenBLAS, 1 thread)",
     "pytensor_numba": "PyTensor NUMBA (default mode)",
@@ -232,6 +232,16 @@ def python_worker(out_path: Path, only: str | None) -> None:
             add("sum_rows", f"{r}x{c}", "numpy", lambda: m.sum(axis=1), bytes=8 * (r * c + r))
         if want("sum_cols"):
             add("sum_cols", f"{r}x{c}", "numpy", lambda: m.sum(axis=0), bytes=8 * (r * c + c))
+        if pytensor is not None:
+            tm = pt.dmatrix("m")
+            for case, axis, out_n in (("sum_rows", 1, r), ("sum_cols", 0, c)):
+                if not want(case):
+                    continue
+                for impl, mode in pt_modes.items():
+                    f = pt_function([tm], tm.sum(axis=axis), mode, impl)
+                    if f is not None:
+                        np.testing.assert_allclose(f(m), m.sum(axis=axis), rtol=1e-12)
+                        add(case, f"{r}x{c}", impl, lambda f=f: f(m), bytes=8 * (r * c + out_n))
     for r, c in SOFTMAX_SHAPES:
         m = det((r, c), 1, np.float64)
 
@@ -504,6 +514,25 @@ def targets(rows, compile_res, copy_bw) -> list[dict]:
                     "measured": f"{fmt_time(a)} vs {fmt_time(b)}: {a / b:.2f}x",
                     "met": a / b <= 2.0,
                 })
+    # The performance issue's targets: ratios to the reference measured in this run.
+    def ratio_target(text, case, size, impls, ref, limit):
+        times = [(get(case, size, i), i) for i in impls]
+        times = [(t, i) for t, i in times if t]
+        r = get(case, size, ref)
+        if times and r:
+            t, i = min(times)
+            res.append({"target": text, "measured": f"{i} {fmt_time(t)} vs {ref} {fmt_time(r)}: {t / r:.2f}x",
+                        "met": t / r <= limit})
+
+    ratio_target("fused elementwise a*x+b*y-z, 1e7, mode PTL <= 0.8x NumPy", "fused_lin", big, ["ptl_py"], "numpy", 0.8)
+    ratio_target("exp-fused, 1e7, mode PTL <= 1.0x NumPy", "fused_exp", big, ["ptl_py"], "numpy", 1.0)
+    for case in ("sum_rows", "sum_cols"):
+        shape = "x".join(map(str, REDUCE_SHAPES[-1]))
+        ratio_target(f"{case} {shape}, mode PTL <= 1.0x NumPy", case, shape, ["ptl_py"], "numpy", 1.0)
+    n = str(MATMUL_SIZES[-1])
+    ratio_target(f"matmul f32 {n}, one thread, <= 1.0x OpenBLAS", "matmul_f32", n, ["ptl_sync"], "numpy_1t", 1.0)
+    ratio_target(f"matmul f64 {n}, one thread, <= 1.5x OpenBLAS", "matmul_f64", n, ["ptl_sync"], "numpy_1t", 1.5)
+    ratio_target("tiny call from Python (mode PTL) <= 1.0x PyTensor NUMBA", "tiny", TINY_N, ["ptl_py"], "pytensor_numba", 1.0)
     if compile_res:
         for label in ("small", "ops50"):
             hit = compile_res.get(f"{label}.disk_hit_ms")

@@ -10,7 +10,7 @@ use pyo3::types::PyList;
 use ptl_lang::typed::TProgram;
 use ptl_lang::{Value, diag, print_program};
 
-use crate::engine::{parse_device, with_engine, with_engine_py};
+use crate::engine::{Placement, parse_device, with_engine, with_engine_py};
 use crate::importer::Imported;
 use crate::values::{Borrowed, results_to_list, to_value, values_to_list};
 
@@ -35,9 +35,9 @@ pub struct Program {
     /// The arguments after those, in parameter order.
     bound: Vec<Value>,
     /// Where compiled calls run.
-    device: ptl_rt::Device,
+    device: Placement,
     /// The function made ready on each device's engine, after its first call there.
-    prepared: Mutex<Vec<(ptl_rt::Device, ptl_rt::Prepared)>>,
+    prepared: Mutex<Vec<(Placement, ptl_rt::Prepared)>>,
 }
 
 impl Program {
@@ -49,7 +49,7 @@ impl Program {
             Ok(p) => (Some(p), String::new()),
             Err(d) => (None, diag::render_all(&d, "<imported>", &source, false)),
         };
-        Program { source, entry: imported.entry, typed, diagnostics, n_inputs, bound: imported.bound, device: ptl_rt::Device::LocalSync, prepared: Mutex::new(Vec::new()) }
+        Program { source, entry: imported.entry, typed, diagnostics, n_inputs, bound: imported.bound, device: Placement::default(), prepared: Mutex::new(Vec::new()) }
     }
 
     fn typed(&self) -> PyResult<&TProgram> {

@@ -97,7 +97,10 @@ pub struct Cli {
 
 #[derive(Clone, Copy, ValueEnum, Debug, PartialEq, Eq)]
 pub enum DeviceArg {
-    /// Run on the calling thread (lowest overhead; the default)
+    /// The CPU: on the calling thread, and on a pool of worker threads for calls whose
+    /// arguments hold 2^20 elements or more (the default)
+    Cpu,
+    /// Run on the calling thread, whatever the size (lowest overhead)
     LocalSync,
     /// Run on a pool of worker threads (faster on large arrays)
     LocalTask,
@@ -135,8 +138,9 @@ pub struct ExecOptions {
     /// Execute with the reference interpreter instead of compiling through IREE
     #[arg(long)]
     pub interp: bool,
-    /// Where compiled code runs: the CPU (`local-sync`, `local-task`), `vulkan` or `cuda`
-    #[arg(long, value_enum, default_value = "local-sync")]
+    /// Where compiled code runs: the CPU (`cpu`: `local-sync`, and `local-task` for large
+    /// calls; or either alone), `vulkan` or `cuda`
+    #[arg(long, value_enum, default_value = "cpu")]
     pub device: DeviceArg,
     /// Flush subnormal floats to zero (faster on some CPUs; not IEEE, unlike NumPy)
     #[arg(long)]

@@ -72,7 +72,7 @@ impl Executor {
     fn engine(&mut self) -> Result<&mut Engine, String> {
         if self.engine.is_none() {
             let device = match self.opts.device {
-                DeviceArg::LocalSync => Device::LocalSync,
+                DeviceArg::Cpu | DeviceArg::LocalSync => Device::LocalSync,
                 DeviceArg::LocalTask => Device::LocalTask,
                 DeviceArg::Vulkan => Device::Vulkan,
                 DeviceArg::Cuda => Device::Cuda,
@@ -92,6 +92,8 @@ impl Executor {
             };
             let options = EngineOptions {
                 device,
+                // `--device local-sync` keeps large calls on the calling thread too.
+                large_calls_on_task: if self.opts.device == DeviceArg::Cpu { Some(ptl_rt::LARGE_CALLS_FROM) } else { None },
                 flush_denormals: self.opts.flush_denormals,
                 cache_dir,
                 ..Default::default()

@@ -33,7 +33,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None if std::io::stdin().is_terminal() => commands::repl::repl(ExecOptions {
             interp: false,
-            device: DeviceArg::LocalSync,
+            device: DeviceArg::Cpu,
             flush_denormals: false,
             no_cache: false,
             time: false,

@@ -107,7 +107,9 @@ impl Engines {
     fn new() -> Self {
         let cache_dir = Some(bench_dir().join("cache"));
         let make = |device| {
-            Engine::new(EngineOptions { device, cache_dir: cache_dir.clone(), ..Default::default() }).expect("runtime")
+            // Each row measures one driver: no move of large calls to local-task.
+            let options = EngineOptions { device, cache_dir: cache_dir.clone(), large_calls_on_task: None, ..Default::default() };
+            Engine::new(options).expect("runtime")
         };
         Engines { sync: make(Device::LocalSync), task: make(Device::LocalTask) }
     }

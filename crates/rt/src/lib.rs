@@ -26,6 +26,6 @@ pub mod memory;
 pub use cache::{CacheOutcome, CompileCache};
 pub use check::{check_arguments, describe};
 pub use device::{Device, DeviceInfo, VULKAN_NO_F64, VULKAN_WIDENED, VulkanDevice, vulkan_devices};
-pub use engine::{Engine, EngineOptions, Prepared, SPECIALIZE_FROM, Specialize, Timings};
+pub use engine::{Engine, EngineOptions, LARGE_CALLS_FROM, Prepared, SPECIALIZE_FROM, Specialize, Timings};
 pub use error::RtError;
 pub use values::{Arg, DeviceValue, HostMemory, HostView, Shaped};

@@ -11,10 +11,12 @@ pub struct DeviceValue {
     pub(crate) buffer: eerie::runtime::Value,
     pub(crate) dtype: DType,
     shape: Vec<usize>,
+    /// The engine's runtime that holds it (see `Engine::sides`).
+    pub(crate) side: usize,
 }
 
 impl DeviceValue {
-    pub(crate) fn new(buffer: eerie::runtime::Value, dtype: DType) -> Self {
+    pub(crate) fn new(buffer: eerie::runtime::Value, dtype: DType, side: usize) -> Self {
         use eerie::runtime::Value as B;
         let shape = match &buffer {
             B::I8(v) => v.shape(),
@@ -24,7 +26,7 @@ impl DeviceValue {
             B::F64(v) => v.shape(),
             _ => Vec::new(),
         };
-        DeviceValue { buffer, dtype, shape }
+        DeviceValue { buffer, dtype, shape, side }
     }
 
     pub fn dtype(&self) -> DType {

@@ -68,3 +68,37 @@ fn aligned_unaligned_and_strided_arguments_agree_with_the_interpreter() {
         assert!(g.iter().zip(w).all(|(g, w)| (g - w).abs() <= 2.0 * f64::EPSILON * w.abs().max(1.0)), "{g} vs {w}");
     }
 }
+
+#[test]
+fn large_calls_move_to_local_task_and_their_values_feed_small_calls() {
+    let src = "fn scale(x: f64[n]) -> f64[n] { x * 2.0 + 1.0 }
+fn total(x: f64[n]) -> f64 { sum(x) }";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let mut engine = Engine::new(EngineOptions::default()).expect("engine");
+    let small = Value::F64(ndarray::Array1::linspace(0.0, 1.0, 1000).into_dyn());
+    let big = Value::F64(ndarray::Array1::linspace(-1.0, 1.0, ptl_rt::LARGE_CALLS_FROM).into_dyn());
+    engine.call(&prog, "scale", &[small.clone()]).expect("runs");
+    assert!(!engine.large_calls_started(), "a small call started the pool");
+    // The large call runs on the pool; its result, kept on the device, feeds a small call and
+    // a large one.
+    let scaled = engine.call_on_device(&prog, "scale", &[Arg::Host(&big)]).expect("runs");
+    assert!(engine.large_calls_started());
+    let want = ptl_interp::call_function(&prog, "scale", &[big.clone()]).expect("interprets");
+    assert_eq!(engine.download(&scaled[0]).expect("reads"), want[0]);
+    let sum = engine.call_on_device(&prog, "total", &[Arg::Device(&scaled[0])]).expect("runs");
+    let want_sum = ptl_interp::call_function(&prog, "total", &want).expect("interprets");
+    let (Value::F64(g), Value::F64(w)) = (engine.download(&sum[0]).expect("reads"), &want_sum[0]) else { panic!("dtype") };
+    assert!((g.sum() - w.sum()).abs() <= 1e-9 * w.sum().abs().max(1.0), "{g} vs {w}");
+    let small_dev = engine.upload(&small).expect("uploads");
+    let again = engine.call_on_device(&prog, "scale", &[Arg::Device(&small_dev)]).expect("runs");
+    let want_small = ptl_interp::call_function(&prog, "scale", &[small]).expect("interprets");
+    assert_eq!(engine.download(&again[0]).expect("reads"), want_small[0]);
+    // An uploaded value (on the calling thread's device) in a large call crosses to the pool.
+    let big_dev = engine.upload(&big).expect("uploads");
+    let crossed = engine.call_on_device(&prog, "scale", &[Arg::Device(&big_dev)]).expect("runs");
+    assert_eq!(engine.download(&crossed[0]).expect("reads"), want[0]);
+    // With the move turned off, the pool never starts.
+    let mut fixed = Engine::new(EngineOptions { large_calls_on_task: None, ..Default::default() }).expect("engine");
+    fixed.call(&prog, "scale", &[big]).expect("runs");
+    assert!(!fixed.large_calls_started());
+}

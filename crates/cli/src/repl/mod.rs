@@ -507,7 +507,7 @@ mod tests {
     pub(super) fn session_with(interp: bool, time: bool) -> Repl {
         let opts = ExecOptions {
             interp,
-            device: DeviceArg::LocalSync,
+            device: DeviceArg::Cpu,
             flush_denormals: false,
             no_cache: true,
             time,
