@@ -195,6 +195,39 @@ def python_worker(out_path: Path, only: str | None) -> None:
         except Exception as e:  # noqa: BLE001
             skipped["iree_py_sync"] = f"{type(e).__name__}: {e}"
 
+    # The sampler's joint logp + gradient of a 5-parameter PyMC regression (4 coefficients and
+    # a noise scale, 100 observations), as pm.sample calls it: one raveled point in.
+    if want("pymc_logp_dlogp"):
+        try:
+            import pymc as pm
+
+            rng = np.random.default_rng(5)
+            X = rng.standard_normal((100, 4))
+            yobs = X @ np.array([1.0, -2.0, 0.5, 0.0]) + rng.standard_normal(100)
+            with pm.Model() as model:
+                b = pm.Normal("b", 0, 1, shape=4)
+                s = pm.HalfNormal("s", 1)
+                pm.Normal("y", X @ b, s, observed=yobs)
+            point = pm.blocking.DictToArrayBijection.map(
+                {v.name: np.full(v.type.shape or (), 0.3) for v in model.continuous_value_vars}
+            )
+            ref = None
+            for impl, mode in pt_modes.items():
+                try:
+                    fn = model.logp_dlogp_function(mode=mode, ravel_inputs=True)
+                    fn.set_extra_values({})
+                    v, g = fn(point)
+                except Exception as e:  # noqa: BLE001 (C mode here has no BLAS for Gemv)
+                    skipped[f"pymc_logp_dlogp {impl}"] = f"{type(e).__name__}: {str(e)[:200]}"
+                    continue
+                if ref is None:
+                    ref = (v, g)
+                np.testing.assert_allclose(v, ref[0], rtol=1e-10)
+                np.testing.assert_allclose(g, ref[1], rtol=1e-10)
+                add("pymc_logp_dlogp", 5, impl, lambda fn=fn: fn(point))
+        except ImportError as e:
+            skipped["pymc_logp_dlogp"] = f"{type(e).__name__}: {str(e)[:200]}"
+
     # Memory bandwidth: a copy of COPY_SIZE doubles (read + write).
     if want("copy"):
         src, dst = det((COPY_SIZE,), 3, np.float64), np.empty(COPY_SIZE)
@@ -405,6 +438,8 @@ def reference_impl(case: str, impl: str) -> str | None:
         return None
     if case.startswith(("matmul", "matvec")):
         return "numpy_1t" if impl in ("ptl_sync", "iree_sync") else "numpy"
+    if case == "pymc_logp_dlogp":
+        return None if impl == "pytensor_numba" else "pytensor_numba"
     return "numpy"
 
 
@@ -429,7 +464,7 @@ def fmt_time(t: float) -> str:
     return f"{t:.2f} s"
 
 
-CASE_ORDER = ["tiny", "copy", "fused_lin", "fused_exp", "sum_rows", "sum_cols", "softmax_rows",
+CASE_ORDER = ["tiny", "pymc_logp_dlogp", "copy", "fused_lin", "fused_exp", "sum_rows", "sum_cols", "softmax_rows",
               "matmul_f32", "matmul_f64", "matvec_f32", "matvec_f64"]
 IMPL_ORDER = ["ptl_sync", "ptl_task", "ptl_py", "iree_sync", "iree_task", "iree_py_sync", "ptl_lower_only",
               "numpy", "numpy_1t", "pytensor_numba", "pytensor_c", "rust"]
@@ -533,6 +568,8 @@ def targets(rows, compile_res, copy_bw) -> list[dict]:
     ratio_target(f"matmul f32 {n}, one thread, <= 1.0x OpenBLAS", "matmul_f32", n, ["ptl_sync"], "numpy_1t", 1.0)
     ratio_target(f"matmul f64 {n}, one thread, <= 1.5x OpenBLAS", "matmul_f64", n, ["ptl_sync"], "numpy_1t", 1.5)
     ratio_target("tiny call from Python (mode PTL) <= 1.0x PyTensor NUMBA", "tiny", TINY_N, ["ptl_py"], "pytensor_numba", 1.0)
+    ratio_target("PyMC 5-parameter regression logp+gradient, mode PTL <= 1.0x NUMBA", "pymc_logp_dlogp", 5, ["ptl_py"],
+                 "pytensor_numba", 1.0)
     if compile_res:
         for label in ("small", "ops50"):
             hit = compile_res.get(f"{label}.disk_hit_ms")

@@ -1,6 +1,6 @@
 //! Runs typed programs compiled: lower, compile (through the cache), load, check arguments, invoke.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -88,13 +88,16 @@ pub const LARGE_CALLS_FROM: usize = 1 << 20;
 struct Side {
     runtime: Runtime,
     programs: HashMap<String, Program>,
-    /// Resolved exported functions, by cache key and name.
-    functions: HashMap<(String, String), eerie::runtime::Function>,
+    /// Resolved exported functions, by cache key, then name (looked up without allocating).
+    functions: HashMap<String, HashMap<String, eerie::runtime::Function>>,
+    /// Each function's checks-only twin, by cache key, then the function's name; `None` when
+    /// it has none (no run-time checks).
+    twins: HashMap<String, HashMap<String, Option<eerie::runtime::Function>>>,
 }
 
 impl Side {
     fn new(runtime: Runtime) -> Self {
-        Side { runtime, programs: HashMap::new(), functions: HashMap::new() }
+        Side { runtime, programs: HashMap::new(), functions: HashMap::new(), twins: HashMap::new() }
     }
 }
 
@@ -130,8 +133,6 @@ pub struct Engine {
     prepared: Vec<(TProgram, Entry, String)>,
     /// The run-time checks of each loaded module, by cache key: a failed assertion names one.
     checks: HashMap<String, Vec<ptl_lower::CheckSite>>,
-    /// Entries, by cache key and name, whose module has no checks-only twin (no checks).
-    unchecked: HashSet<(String, String)>,
     /// Shape-specialised modules by (dynamic module's key, function, shapes): the variant's
     /// key, or `None` when it failed to compile (the dynamic module serves those shapes).
     variants: HashMap<(String, String, Vec<Vec<usize>>), Option<String>>,
@@ -171,7 +172,6 @@ impl Engine {
             cache,
             prepared: Vec::new(),
             checks: HashMap::new(),
-            unchecked: HashSet::new(),
             variants: HashMap::new(),
             shape_calls: HashMap::new(),
             last: Timings::default(),
@@ -249,24 +249,24 @@ impl Engine {
 
     /// The exported function `name` of the module `key` loaded on `side`, resolved once.
     fn exported(&mut self, side: usize, key: &str, name: &str) -> Result<&eerie::runtime::Function> {
-        let id = (key.to_string(), name.to_string());
         let side = &mut self.sides[side];
-        if !side.functions.contains_key(&id) {
+        let resolved = side.functions.get(key).is_some_and(|m| m.contains_key(name));
+        if !resolved {
             let program = side.programs.get(key).ok_or_else(|| RtError::Internal(format!("module {key} is not loaded")))?;
             let f = program.function(&format!("module.{name}"))?;
-            side.functions.insert(id.clone(), f);
+            side.functions.entry(key.to_string()).or_default().insert(name.to_string(), f);
         }
-        side.functions.get(&id).ok_or_else(|| RtError::Internal(format!("`{name}` is not resolved")))
+        side.functions.get(key).and_then(|m| m.get(name)).ok_or_else(|| RtError::Internal(format!("`{name}` is not resolved")))
     }
 
     /// The side a call with these arguments runs on: local-task for a large call when the
     /// device is local-sync and the options ask for it (started at the first such call).
-    fn side_for(&mut self, args: &[Arg<'_>]) -> usize {
+    fn side_for(&mut self, elements: usize) -> usize {
         let Some(from) = self.options.large_calls_on_task else { return MAIN };
         if self.options.device != Device::LocalSync || self.no_large_side {
             return MAIN;
         }
-        if args.iter().map(|a| a.shape().iter().product::<usize>()).sum::<usize>() < from {
+        if elements < from {
             return MAIN;
         }
         if self.sides.len() <= LARGE {
@@ -355,7 +355,8 @@ impl Engine {
         let f = prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.to_string()))?;
         let results: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         // One device copy of the arguments serves both the checks and the call.
-        let side = self.side_for(args);
+        let elements: usize = args.iter().map(|a| a.shape().iter().product::<usize>()).sum();
+        let side = self.side_for(elements);
         if side != MAIN {
             self.ensure_loaded(side, &key)?;
         }
@@ -376,11 +377,12 @@ impl Engine {
         self.checks_first(side, &key, name, &inputs)?;
         // Only arguments that passed the checks reach a specialised module: there a failing
         // check could have been folded into a compile error.
-        let key = if matches!(self.options.specialize, Specialize::Off) {
-            key
-        } else {
-            let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-            self.specialized(prog, &key, name, &shapes).unwrap_or(key)
+        let key = match self.options.specialize {
+            Specialize::FromElements(from) if elements >= from => {
+                let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
+                self.specialized(prog, &key, name, &shapes).unwrap_or(key)
+            }
+            _ => key,
         };
         if side != MAIN {
             self.ensure_loaded(side, &key)?;
@@ -486,27 +488,16 @@ impl Engine {
     /// is about to reject, and read or write out of bounds (seen as heap corruption). The
     /// twin computes only what its checks need, so the kernels see only accepted arguments.
     fn checks_first(&mut self, side: usize, key: &str, name: &str, inputs: &[eerie::runtime::Value]) -> Result<()> {
-        let id = (key.to_string(), name.to_string());
-        if self.unchecked.contains(&id) {
-            return Ok(());
+        let s = &mut self.sides[side];
+        if !s.twins.get(key).is_some_and(|m| m.contains_key(name)) {
+            let twin = ptl_lower::checks_entry(name);
+            let resolved = s.programs.get(key).and_then(|p| p.function(&format!("module.{twin}")).ok());
+            s.twins.entry(key.to_string()).or_default().insert(name.to_string(), resolved);
         }
-        let twin = ptl_lower::checks_entry(name);
-        let twin_id = (key.to_string(), twin.clone());
-        if !self.sides[side].functions.contains_key(&twin_id) {
-            let resolved = self.sides[side].programs.get(key).and_then(|p| p.function(&format!("module.{twin}")).ok());
-            match resolved {
-                Some(f) => {
-                    self.sides[side].functions.insert(twin_id, f);
-                }
-                None => {
-                    self.unchecked.insert(id);
-                    return Ok(());
-                }
-            }
-        }
+        let Some(Some(twin)) = s.twins.get(key).and_then(|m| m.get(name)) else { return Ok(()) };
         self.last.check_invocations += 1;
         // Buffer views are reference-counted: the clones share the argument copies.
-        match self.exported(side, key, &twin)?.invoke(inputs.to_vec()) {
+        match twin.invoke(inputs.to_vec()) {
             Ok(_) => Ok(()),
             Err(e) => Err(match self.check_named(key, &e.to_string()) {
                 Some(site) => RtError::Check(site),

@@ -166,6 +166,15 @@ fn maybe_empty<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, axis: usize, len: 
 /// result behind another: fused with its producer or its consumers, the reading dispatch
 /// would need a buffer sized by dynamic dims on the stack, which IREE 3.13 refuses
 /// ("unbounded stack allocations", "exceeded stack allocation limit").
+/// The value of an integer literal operand.
+fn literal_int(o: &TExpr) -> Option<i64> {
+    match &o.kind {
+        ptl_lang::typed::TExprKind::Literal(ptl_lang::Value::I64(a)) if a.len() == 1 => a.iter().next().copied(),
+        ptl_lang::typed::TExprKind::Literal(ptl_lang::Value::I32(a)) if a.len() == 1 => a.iter().next().map(|&v| v as i64),
+        _ => None,
+    }
+}
+
 fn read_source<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
     e.optimization_barrier(x)
 }
@@ -192,7 +201,7 @@ pub fn slice<'c, 'a>(
     for o in &operands[1..] {
         let v = expr::lower(e, scope, prog, o)?;
         let literal = matches!(o.kind, ptl_lang::typed::TExprKind::Literal(_));
-        bounds.push((scalar(e, v, DType::I64)?, literal));
+        bounds.push((scalar(e, v, DType::I64)?, literal, literal_int(o)));
     }
     let mut bounds = bounds.into_iter();
     let mut next = || bounds.next().ok_or_else(|| LowerError::Internal("a missing slice bound".into()));
@@ -209,9 +218,18 @@ pub fn slice<'c, 'a>(
                 counts.push(len);
             }
             SliceAxis::Index => {
-                let p = from_end(e, next()?.0, len)?;
-                let ok = in_range(e, p, len)?;
-                e.check(ok, RuntimeCheck::Index { op: "[]".into(), ty: x_ty.clone(), axis })?;
+                let (i, _, literal) = next()?;
+                let p = from_end(e, i, len)?;
+                // A literal index into a static axis is checked here, once: in range, it needs
+                // no run-time check (and a function without checks needs no checks-only run).
+                let known_in_range = match (literal, &x_ty.dims[axis]) {
+                    (Some(i), ptl_lang::Dim::Static(n)) => i >= -(*n as i64) && i < *n as i64,
+                    _ => false,
+                };
+                if !known_in_range {
+                    let ok = in_range(e, p, len)?;
+                    e.check(ok, RuntimeCheck::Index { op: "[]".into(), ty: x_ty.clone(), axis })?;
+                }
                 maybe_empty_axes.extend(maybe_empty(e, x, axis, len));
                 reads.push(AxisRead { start: clamp_to_axis(e, p, len)?, step: zero, loop_dim: None });
             }
@@ -222,7 +240,7 @@ pub fn slice<'c, 'a>(
                     true => {
                         // A literal step is nonzero (the checker said so); another is checked,
                         // and 1 stands in for a 0 so that no division below is by zero.
-                        let (s, literal) = next()?;
+                        let (s, literal, _) = next()?;
                         let nz = cmp(e, P::Ne, s, zero)?;
                         if !literal {
                             e.check(nz, RuntimeCheck::SliceStep { ty: x_ty.clone(), axis })?;
