@@ -15,11 +15,21 @@ use crate::engine::rt_error;
 /// From this many bytes on, a result becomes a NumPy array over its own memory (no copy).
 const IN_PLACE_FROM: usize = 1 << 16;
 
-/// A compiled call's results, kept in the memory the call wrote them to.
-#[pyclass(module = "pytensor_ptl._ptl", unsendable)]
+/// A compiled call's results, kept in the memory the call wrote them to. The NumPy array
+/// over that memory may be dropped on any thread.
+#[pyclass(module = "pytensor_ptl._ptl")]
 struct ResultMemory {
-    _memory: HostMemory,
+    _memory: KeptAlive,
 }
+
+/// A result's mapping, only kept alive (never read through) until it is dropped.
+struct KeptAlive(#[allow(dead_code)] HostMemory);
+
+// SAFETY: nothing reads or writes through the wrapper; it is only dropped, which releases
+// IREE references (atomic reference counts) and unmaps a host-memory mapping, both valid on
+// any thread. A NumPy array handed to another thread is freed there.
+unsafe impl Send for KeptAlive {}
+unsafe impl Sync for KeptAlive {}
 
 /// The results of a call as NumPy arrays: large ones over the memory the call wrote (the
 /// array keeps it alive), others copied. A result whose memory another result already took
@@ -51,7 +61,7 @@ fn in_place(py: Python<'_>, memory: HostMemory, shape: &[usize]) -> PyResult<Py<
         // buffers are 64-byte aligned); `ResultMemory` keeps it mapped, and the buffer alive,
         // until NumPy drops the array, its base. The memory is this result's alone.
         let view = unsafe { ArrayViewMutD::from_shape_ptr(IxDyn(shape), ptr.cast::<T>()) };
-        let owner = Bound::new(py, ResultMemory { _memory: memory })?;
+        let owner = Bound::new(py, ResultMemory { _memory: KeptAlive(memory) })?;
         Ok(unsafe { numpy::PyArray::borrow_from_array(&view, owner.into_any()) }.into_any().unbind())
     }
     let (ptr, _) = memory.bytes();

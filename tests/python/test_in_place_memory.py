@@ -92,3 +92,34 @@ def test_results_outlive_the_function_and_the_arguments():
 
     gc.collect()
     np.testing.assert_allclose(r, np.exp(np.linspace(-1, 1, N)), rtol=1e-15)
+
+
+def test_results_may_be_freed_on_another_thread():
+    import gc
+    import threading
+
+    x = pt.dvector("x")
+    f = pytensor.function([x], x * 2.0, mode="PTL")
+    results = [f(np.ones(N)) for _ in range(3)]
+    assert type(results[0].base).__name__ == "ResultMemory"
+    errors = []
+
+    def drop():
+        try:
+            results.clear()
+            gc.collect()
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    import sys
+
+    seen = []
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = lambda u: seen.append(u.exc_value)
+    try:
+        t = threading.Thread(target=drop)
+        t.start()
+        t.join()
+    finally:
+        sys.unraisablehook = old_hook
+    assert not errors and not seen, (errors, seen)
