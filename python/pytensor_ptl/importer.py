@@ -978,8 +978,9 @@ class _Describer:
                 pname = f"{base}_{n}"
             used.add(pname)
             param_names[k] = pname
-            # A `None` dim whose size the graph reads (`Shape_i`, `Shape`) is named: the
-            # name is its size as a value, and one program serves every size.
+            # A `None` dim whose size the graph reads (`Shape_i`, `Shape`), or that PyTensor
+            # requires equal to another, is named: the name is its size as a value, and one
+            # program serves every size.
             read = {a for a in range(len(v.type.shape)) if (v, a) in named}
             shape = [dim_name(k, a, pname) if d is None and a in read else d for a, d in enumerate(v.type.shape)]
             if read:

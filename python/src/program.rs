@@ -63,12 +63,18 @@ impl Program {
         self.typed()?.function(&self.entry).ok_or_else(|| PyRuntimeError::new_err("the program lost its function"))
     }
 
-    /// The caller's arguments followed by the bound constants.
-    fn arguments(&self, args: &[Bound<'_, PyAny>]) -> PyResult<Vec<Value>> {
-        if args.len() != self.n_inputs {
-            let message = format!("`{}` takes {} arguments, got {}", self.entry, self.n_inputs, args.len());
+    /// A `TypeError` unless a caller passes `n` arguments.
+    fn check_count(&self, n: usize) -> PyResult<()> {
+        if n != self.n_inputs {
+            let message = format!("`{}` takes {} arguments, got {}", self.entry, self.n_inputs, n);
             return Err(PyTypeError::new_err(message));
         }
+        Ok(())
+    }
+
+    /// The caller's arguments followed by the bound constants.
+    fn arguments(&self, args: &[Bound<'_, PyAny>]) -> PyResult<Vec<Value>> {
+        self.check_count(args.len())?;
         let mut values = args.iter().map(to_value).collect::<PyResult<Vec<_>>>()?;
         values.extend(self.bound.iter().cloned());
         Ok(values)
@@ -129,10 +135,7 @@ impl Program {
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyList>> {
         let typed = self.typed()?;
         let f = self.function()?;
-        if args.len() != self.n_inputs {
-            let message = format!("`{}` takes {} arguments, got {}", self.entry, self.n_inputs, args.len());
-            return Err(PyTypeError::new_err(message));
-        }
+        self.check_count(args.len())?;
         let borrowed = args
             .iter()
             .zip(&f.params)

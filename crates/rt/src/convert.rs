@@ -10,20 +10,28 @@ use crate::values::HostView;
 /// Copies a value into a new device buffer (any memory layout; the copy is row-major).
 /// A row-major array is copied once, straight from its own memory.
 pub fn to_buffer(rt: &Runtime, v: &Value) -> Result<Buffer> {
-    view_to_buffer(rt, &HostView::of(v), false)
+    Ok(view_to_buffer(rt, &HostView::of(v), false)?.0)
 }
 
 /// Copies an array the caller owns into a new device buffer, straight from its memory when
 /// it is row-major; with `in_place` (a host device, inside an engine's call), large aligned
-/// row-major memory is read where it is instead.
-pub(crate) fn view_to_buffer(rt: &Runtime, v: &HostView<'_>, in_place: bool) -> Result<Buffer> {
-    fn dense<'b, T: Clone>(a: &'b ArrayViewD<'_, T>) -> std::borrow::Cow<'b, [T]> {
-        match a.as_slice() {
+/// row-major memory is read where it is instead. The flag says whether it was: such a buffer
+/// is the caller's memory.
+pub(crate) fn view_to_buffer(rt: &Runtime, v: &HostView<'_>, in_place: bool) -> Result<(Buffer, bool)> {
+    fn buffer<T: eerie::runtime::BufferElement + Clone>(
+        rt: &Runtime,
+        a: &ArrayViewD<'_, T>,
+        in_place: bool,
+    ) -> Result<(eerie::runtime::BufferView<T>, bool)> {
+        if let Some(b) = imported(rt, a, in_place) {
+            return Ok((b, true));
+        }
+        let dense = match a.as_slice() {
             Some(s) => std::borrow::Cow::Borrowed(s),
             None => std::borrow::Cow::Owned(a.iter().cloned().collect()),
-        }
+        };
+        Ok((rt.buffer_view(a.shape(), &dense)?, false))
     }
-    let shape = v.shape();
     Ok(match v {
         HostView::Bool(a) => {
             let bytes: std::borrow::Cow<'_, [i8]> = match a.as_slice() {
@@ -32,12 +40,12 @@ pub(crate) fn view_to_buffer(rt: &Runtime, v: &HostView<'_>, in_place: bool) -> 
                 Some(s) => std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<i8>(), s.len()) }),
                 None => std::borrow::Cow::Owned(a.iter().map(|&b| b as i8).collect()),
             };
-            Buffer::I8(rt.buffer_view(shape, &bytes)?)
+            (Buffer::I8(rt.buffer_view(a.shape(), &bytes)?), false)
         }
-        HostView::I32(a) => Buffer::I32(match imported(rt, a, in_place) { Some(b) => b, None => rt.buffer_view(shape, &dense(a))? }),
-        HostView::I64(a) => Buffer::I64(match imported(rt, a, in_place) { Some(b) => b, None => rt.buffer_view(shape, &dense(a))? }),
-        HostView::F32(a) => Buffer::F32(match imported(rt, a, in_place) { Some(b) => b, None => rt.buffer_view(shape, &dense(a))? }),
-        HostView::F64(a) => Buffer::F64(match imported(rt, a, in_place) { Some(b) => b, None => rt.buffer_view(shape, &dense(a))? }),
+        HostView::I32(a) => buffer(rt, a, in_place).map(|(b, i)| (Buffer::I32(b), i))?,
+        HostView::I64(a) => buffer(rt, a, in_place).map(|(b, i)| (Buffer::I64(b), i))?,
+        HostView::F32(a) => buffer(rt, a, in_place).map(|(b, i)| (Buffer::F32(b), i))?,
+        HostView::F64(a) => buffer(rt, a, in_place).map(|(b, i)| (Buffer::F64(b), i))?,
     })
 }
 
@@ -54,8 +62,11 @@ pub const IMPORT_FROM: usize = 1 << 16;
 /// kernels done when it returns), and a result that shares its storage is copied before
 /// the call returns (see `Engine::invoke`).
 fn imported<T: eerie::runtime::BufferElement>(rt: &Runtime, a: &ArrayViewD<'_, T>, in_place: bool) -> Option<eerie::runtime::BufferView<T>> {
+    if !in_place {
+        return None;
+    }
     let s = a.as_slice()?;
-    if std::mem::size_of_val(s) < IMPORT_FROM || (s.as_ptr() as usize) % 64 != 0 || !in_place {
+    if std::mem::size_of_val(s) < IMPORT_FROM || (s.as_ptr() as usize) % 64 != 0 {
         return None;
     }
     // SAFETY: see above: every use of the buffer ends before `a`'s borrow does, and nothing

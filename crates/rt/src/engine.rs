@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use eerie::runtime::{Program, Runtime};
-use ptl_lang::typed::{TProgram, TStmt};
+use ptl_lang::typed::{TFn, TProgram, TStmt};
 use ptl_lang::{DType, Value};
 use ptl_lower::{CompileOptions, Entry, SCRIPT_ENTRY};
 
@@ -234,11 +234,9 @@ impl Engine {
             return Ok(key.clone());
         }
         let (key, vmfb) = self.vmfb(prog, entry)?;
-        if !self.sides[MAIN].programs.contains_key(&key) {
-            let t = Instant::now();
-            let p = self.sides[MAIN].runtime.load_vmfb(&vmfb)?;
+        let t = Instant::now();
+        if self.load_on(MAIN, &key, &vmfb)? {
             self.last.load = t.elapsed();
-            self.sides[MAIN].programs.insert(key.clone(), p);
         }
         if self.prepared.len() >= PREPARED_LIMIT {
             self.prepared.remove(0);
@@ -288,9 +286,24 @@ impl Engine {
         }
         let missing = || Err(RtError::Internal(format!("module {key} is not in the compile cache")));
         let (vmfb, _) = self.cache.get_or_compile(key, missing)?;
-        let p = self.sides[side].runtime.load_vmfb(&vmfb)?;
-        self.sides[side].programs.insert(key.to_string(), p);
-        Ok(())
+        self.load_on(side, key, &vmfb).map(|_| ())
+    }
+
+    /// Loads `vmfb` as module `key` on `side` unless it is loaded there; whether it was loaded now.
+    fn load_on(&mut self, side: usize, key: &str, vmfb: &[u8]) -> Result<bool> {
+        let side = &mut self.sides[side];
+        if side.programs.contains_key(key) {
+            return Ok(false);
+        }
+        let p = side.runtime.load_vmfb(vmfb)?;
+        side.programs.insert(key.to_string(), p);
+        Ok(true)
+    }
+
+    /// Whether the device computes in host memory (the CPU drivers), where arguments can be
+    /// read and results returned in place.
+    fn host_device(&self) -> bool {
+        matches!(self.options.device, Device::LocalSync | Device::LocalTask)
     }
 
     /// Runs the script's top-level statements; returns the printed values in order.
@@ -321,7 +334,7 @@ impl Engine {
         let f = prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.to_string()))?;
         check_arguments(f, args)?;
         let key = self.program(prog, &Entry::Function(name.to_string()))?;
-        self.invoke(prog, key, name, args)
+        self.invoke(prog, f, key, args)
     }
 
     /// Makes `name` ready to call: lowered, compiled (or found in the cache) and loaded. A
@@ -346,13 +359,13 @@ impl Engine {
         } else {
             self.program(prog, &Entry::Function(name.to_string()))?
         };
-        self.invoke(prog, key, name, args)
+        self.invoke(prog, f, key, args)
     }
 
     /// Runs `name` of the loaded module `key` on arguments already checked against its
     /// signature.
-    fn invoke(&mut self, prog: &TProgram, key: String, name: &str, args: &[Arg<'_>]) -> Result<Vec<DeviceValue>> {
-        let f = prog.function(name).ok_or_else(|| RtError::UnknownFunction(name.to_string()))?;
+    fn invoke(&mut self, prog: &TProgram, f: &TFn, key: String, args: &[Arg<'_>]) -> Result<Vec<DeviceValue>> {
+        let name = f.name.as_str();
         let results: Vec<DType> = f.results.iter().map(|t| t.dtype).collect();
         // One device copy of the arguments serves both the checks and the call.
         let elements: usize = args.iter().map(|a| a.shape().iter().product::<usize>()).sum();
@@ -362,16 +375,23 @@ impl Engine {
         }
         // Host arrays are read in place where the device can (CPU memory, aligned), else
         // copied; the buffers never outlive this call (results that share one are copied).
-        let in_place = matches!(self.options.device, Device::LocalSync | Device::LocalTask);
+        let in_place = self.host_device();
         let rt = &self.sides[side].runtime;
+        let mut borrowed = Vec::new();
         let inputs = args
             .iter()
-            .map(|a| match a {
-                Arg::Host(v) => view_to_buffer(rt, &HostView::of(v), in_place),
-                Arg::View(v) => view_to_buffer(rt, v, in_place),
-                Arg::Device(d) if d.side == side => Ok(d.buffer.clone()),
-                // A value the other CPU runtime made: through the host.
-                Arg::Device(d) => to_buffer(rt, &from_buffer(&d.buffer, d.dtype)?),
+            .map(|a| {
+                let (buffer, imported) = match a {
+                    Arg::Host(v) => view_to_buffer(rt, &HostView::of(v), in_place)?,
+                    Arg::View(v) => view_to_buffer(rt, v, in_place)?,
+                    Arg::Device(d) if d.side == side => (d.buffer.clone(), false),
+                    // A value the other CPU runtime made: through the host.
+                    Arg::Device(d) => (to_buffer(rt, &from_buffer(&d.buffer, d.dtype)?)?, false),
+                };
+                if imported {
+                    borrowed.extend(allocation(&buffer));
+                }
+                Ok(buffer)
             })
             .collect::<Result<Vec<_>>>()?;
         self.checks_first(side, &key, name, &inputs)?;
@@ -393,18 +413,12 @@ impl Engine {
             Ok(outs) => outs,
             Err(e) => return Err(self.failure(side, &key, name, &inputs, e)),
         };
-        let borrowed: Vec<usize> = args
-            .iter()
-            .zip(&inputs)
-            .filter(|(a, _)| !matches!(a, Arg::Device(_)))
-            .filter_map(|(_, b)| allocation(b))
-            .collect();
         outs.into_iter()
             .zip(results)
             .map(|(buffer, dtype)| {
-                // A result that is an argument's own storage (an identity, a reshape) must not
-                // keep the caller's memory: it gets its own copy.
-                let shared = allocation(&buffer).is_some_and(|a| borrowed.contains(&a));
+                // A result that is an imported argument's own storage (an identity, a reshape)
+                // must not keep the caller's memory: it gets its own copy.
+                let shared = !borrowed.is_empty() && allocation(&buffer).is_some_and(|a| borrowed.contains(&a));
                 let buffer = if shared { to_buffer(&self.sides[side].runtime, &from_buffer(&buffer, dtype)?)? } else { buffer };
                 Ok(DeviceValue::new(buffer, dtype, side))
             })
@@ -423,7 +437,7 @@ impl Engine {
     /// (the same value returned twice) must be copied by the caller.
     pub fn host_memory(&self, value: &DeviceValue) -> Option<HostMemory> {
         use eerie::runtime::Value as B;
-        if !matches!(self.options.device, Device::LocalSync | Device::LocalTask) {
+        if !self.host_device() {
             return None;
         }
         Some(match (&value.buffer, value.dtype) {
@@ -475,10 +489,7 @@ impl Engine {
         let options = self.options.compile.clone();
         let mlir = lowered.mlir;
         let (vmfb, _) = self.cache.get_or_compile(&key, || Ok(ptl_lower::compile(&mlir, &options)?))?;
-        if !self.sides[MAIN].programs.contains_key(&key) {
-            let p = self.sides[MAIN].runtime.load_vmfb(&vmfb)?;
-            self.sides[MAIN].programs.insert(key.clone(), p);
-        }
+        self.load_on(MAIN, &key, &vmfb)?;
         self.checks.insert(key.clone(), lowered.checks);
         Ok(key)
     }

@@ -154,6 +154,15 @@ fn all_nonzero<'c, 'a>(e: &Emitter<'c, 'a>, sizes: &[Value<'c, 'a>]) -> Result<O
     Ok(g)
 }
 
+/// The value of an integer literal operand.
+fn literal_int(o: &TExpr) -> Option<i64> {
+    match &o.kind {
+        ptl_lang::typed::TExprKind::Literal(ptl_lang::Value::I64(a)) if a.len() == 1 => a.iter().next().copied(),
+        ptl_lang::typed::TExprKind::Literal(ptl_lang::Value::I32(a)) if a.len() == 1 => a.iter().next().map(|&v| v as i64),
+        _ => None,
+    }
+}
+
 /// Where a read axis of `x` may be empty, its size (for the guard of `read`).
 fn maybe_empty<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, axis: usize, len: Value<'c, 'a>) -> Option<Value<'c, 'a>> {
     match e.static_dim(x, axis) {
@@ -166,15 +175,6 @@ fn maybe_empty<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, axis: usize, len: 
 /// result behind another: fused with its producer or its consumers, the reading dispatch
 /// would need a buffer sized by dynamic dims on the stack, which IREE 3.13 refuses
 /// ("unbounded stack allocations", "exceeded stack allocation limit").
-/// The value of an integer literal operand.
-fn literal_int(o: &TExpr) -> Option<i64> {
-    match &o.kind {
-        ptl_lang::typed::TExprKind::Literal(ptl_lang::Value::I64(a)) if a.len() == 1 => a.iter().next().copied(),
-        ptl_lang::typed::TExprKind::Literal(ptl_lang::Value::I32(a)) if a.len() == 1 => a.iter().next().map(|&v| v as i64),
-        _ => None,
-    }
-}
-
 fn read_source<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
     e.optimization_barrier(x)
 }
