@@ -40,7 +40,7 @@ bench: setup
 	@bash scripts/keep-eerie-fresh.sh
 
 # The book (book/src) as HTML in book/book; installs mdbook on first use. Its code blocks are
-# tested by `make test` (crates/rt/tests/book.rs, tests/python/test_book.py).
+# tested by `make test` (crates/rt/tests/it/book.rs, tests/python/test_book.py).
 .PHONY: book
 book:
 	@bash scripts/setup.sh --book

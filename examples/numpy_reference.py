@@ -1,5 +1,5 @@
 """NumPy versions of the scripts in examples/: writes examples/NAME.out, the output each
-script must print (`ptl run` and `ptl run --interp`; checked by crates/rt/tests/book.rs).
+script must print (`ptl run` and `ptl run --interp`; checked by crates/rt/tests/it/book.rs).
 
 Run from the repository root: .venv/bin/python examples/numpy_reference.py examples
 """

@@ -1,4 +1,4 @@
-"""Runs every ```python block of the book (book/src/**/*.md), as crates/rt/tests/book.rs runs
+"""Runs every ```python block of the book (book/src/**/*.md), as crates/rt/tests/it/book.rs runs
 the ptl blocks.
 
 The blocks of one chapter run in order in one namespace (a later block may use the names an

@@ -1,5 +1,5 @@
 //! Compiling for the GPU targets needs no GPU: these run everywhere. Running the code is
-//! tested where a device is (`crates/rt/tests/vulkan.rs`, `cuda.rs`).
+//! tested where a device is (`crates/rt/tests/it/vulkan.rs`, `cuda.rs`).
 
 use ptl_lower::{CompileOptions, Entry, Target, VulkanCaps, compile, lower_program};
 

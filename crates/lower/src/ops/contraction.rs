@@ -86,7 +86,7 @@ pub fn matmul<'c, 'a>(
     // IREE 3.13 with data tiling miscomputes an f32 batched product whose operand is fused
     // from a normalisation (`w / sum(w)`, softmax) when the batch is static and the other
     // dims dynamic: every batch after the first came out zero. Operands behind a barrier are
-    // materialised first, which avoids it (crates/rt/tests/iree_workarounds.rs).
+    // materialised first, which avoids it (crates/rt/tests/it/iree_workarounds.rs).
     let (a, b) = if ra == rb && ra >= 3 && dt == ptl_lang::DType::F32 {
         (e.optimization_barrier(a)?, e.optimization_barrier(b)?)
     } else {

@@ -7,9 +7,7 @@
 
 #![cfg(feature = "vulkan")]
 
-mod common;
-
-use common::devices::{engine_on, fixtures_agree};
+use crate::common::devices::{engine_on, fixtures_agree};
 use ptl_lang::Value;
 use ptl_rt::{Device, Engine};
 

@@ -4,9 +4,7 @@
 
 #![cfg(feature = "cuda")]
 
-mod common;
-
-use common::devices::{engine_on, fixtures_agree};
+use crate::common::devices::{engine_on, fixtures_agree};
 use ptl_rt::Device;
 
 #[test]
