@@ -4,6 +4,7 @@
 mod ad;
 pub mod ast;
 pub mod check;
+pub mod decompose;
 pub mod diag;
 pub mod ops;
 pub mod runtime;

@@ -401,6 +401,14 @@ pub enum Op {
     /// `guard(cond, x, code)`: `x` (the second operand), once every element of the bool
     /// `cond` (the first) is true; otherwise a run-time error naming `code`.
     Guard(i64),
+    /// `cholesky(a)`: the lower-triangular `l` with `l @ transpose(l) = a`, of a float square
+    /// matrix; only `a`'s lower triangle is read. Where `a` is not positive definite (a pivot
+    /// is not greater than zero, or is NaN), every element of the result is NaN.
+    Cholesky,
+    /// `solve_triangular(a, b, lower)`: `x` with `a @ x = b`, reading only the lower (upper)
+    /// triangle of the square matrix `a`; `b` is a vector `[n]` or a matrix `[n, k]`, and `x`
+    /// has `b`'s type. A zero on the diagonal divides by zero, as IEEE arithmetic does.
+    SolveTriangular { lower: bool },
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -414,6 +422,7 @@ pub enum Family {
     Scan,
     Joining,
     Matrix,
+    Linalg,
 }
 
 impl Op {
@@ -427,13 +436,14 @@ impl Op {
             Op::Scan { .. } => Family::Scan,
             Op::Concat(_) | Op::SplitPart { .. } => Family::Joining,
             Op::Diagonal | Op::Tri { .. } => Family::Matrix,
+            Op::Cholesky | Op::SolveTriangular { .. } => Family::Linalg,
         }
     }
 
     /// The smallest and largest number of operands (a broadcast may name a shape witness).
     pub fn arity(&self) -> (usize, usize) {
         match self {
-            Op::Binary(_) | Op::MatMul | Op::Guard(_) => (2, 2),
+            Op::Binary(_) | Op::MatMul | Op::Guard(_) | Op::SolveTriangular { .. } => (2, 2),
             Op::Select => (3, 3),
             Op::Broadcast => (1, 2),
             Op::Slice(axes) => {
@@ -479,6 +489,8 @@ impl Op {
             Op::Tri { upper: false, .. } => "tril",
             Op::Tri { upper: true, .. } => "triu",
             Op::Guard(_) => "guard",
+            Op::Cholesky => "cholesky",
+            Op::SolveTriangular { .. } => "solve_triangular",
         }
     }
 }
@@ -551,6 +563,12 @@ pub enum Builtin {
     Tri { upper: bool },
     /// `guard(cond, x, code)`.
     Guard,
+    /// `diag(v)`: the square matrix with `v` on its diagonal; `diag(m)`: `diagonal(m)`.
+    Diag,
+    /// `cholesky(a)`.
+    Cholesky,
+    /// `solve_triangular(a, b)`, `solve_triangular(a, b, lower)`.
+    SolveTriangular,
 }
 
 impl Builtin {
@@ -592,6 +610,9 @@ impl Builtin {
             Builtin::Tri { upper: false },
             Builtin::Tri { upper: true },
             Builtin::Guard,
+            Builtin::Diag,
+            Builtin::Cholesky,
+            Builtin::SolveTriangular,
         ]);
         v
     }
@@ -639,13 +660,17 @@ impl Builtin {
             Builtin::Tri { upper: false } => "tril",
             Builtin::Tri { upper: true } => "triu",
             Builtin::Guard => "guard",
+            Builtin::Diag => "diag",
+            Builtin::Cholesky => "cholesky",
+            Builtin::SolveTriangular => "solve_triangular",
         }
     }
 
     /// The smallest and largest number of arguments.
     pub fn arity(self) -> (usize, usize) {
         match self {
-            Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace => (1, 1),
+            Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace | Builtin::Diag | Builtin::Cholesky => (1, 1),
+            Builtin::SolveTriangular => (2, 3),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
             Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
@@ -685,6 +710,9 @@ impl Builtin {
             Builtin::Scatter { .. } => format!("{n}(target, idx, values)"),
             Builtin::SetSlice => format!("{n}(x, value, a, b)"),
             Builtin::Guard => format!("{n}(cond, x, code)"),
+            Builtin::Diag => format!("{n}(v), {n}(m)"),
+            Builtin::Cholesky => format!("{n}(a)"),
+            Builtin::SolveTriangular => format!("{n}(a, b), {n}(a, b, lower)"),
         }
     }
 }

@@ -28,6 +28,8 @@ struct Registry {
     function: Option<String>,
     /// Lowering a checks-only twin (see `module::checks_entry`).
     twin: bool,
+    /// A decomposition was lowered (see `crate::iree::WITHOUT_DATA_TILING`).
+    decomposed: bool,
 }
 
 thread_local! {
@@ -44,6 +46,16 @@ pub(crate) fn begin() {
 /// The checks recorded since `begin`.
 pub(crate) fn finish() -> Vec<CheckSite> {
     REGISTRY.with(|r| std::mem::take(&mut r.borrow_mut().sites))
+}
+
+/// Notes that the module holds a decomposition's loop.
+pub(crate) fn note_decomposition() {
+    REGISTRY.with(|r| r.borrow_mut().decomposed = true);
+}
+
+/// Whether a decomposition was lowered since `begin`.
+pub(crate) fn decomposed() -> bool {
+    REGISTRY.with(|r| r.borrow().decomposed)
 }
 
 /// How many checks are recorded so far.

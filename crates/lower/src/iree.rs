@@ -206,6 +206,15 @@ fn dist_version(lib: &Path) -> Option<String> {
 /// its LLVM target setup ("createTargetMachine ... failed", then a crash).
 static COMPILE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// The module attribute that asks for a compile without data tiling. IREE 3.13's data
+/// tiling crashed the process (a segmentation fault in its MaterializeDeviceEncoding pass,
+/// which no fallback compile can catch) on some modules whose linear-algebra decompositions'
+/// loops meet matmuls; the lowering marks every module with such a loop.
+pub const WITHOUT_DATA_TILING: &str = "ptl.without_data_tiling";
+
+/// The flags that turn data tiling on.
+const DATA_TILING_FLAGS: [&str; 2] = ["--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"];
+
 /// Compiles MLIR text to a vmfb. When the optimising flags make IREE fail, the program is
 /// compiled once more with IREE's defaults, and only that second failure is reported: the
 /// optimising pipelines of IREE 3.13 reject some valid programs that its defaults compile.
@@ -216,7 +225,11 @@ pub fn compile(mlir: &str, options: &CompileOptions) -> Result<Vec<u8>> {
     let report = |e: eerie::compiler::CompilerError| {
         LowerError::Compiler(format!("IREE failed to compile the program: {}", summarize(&e)))
     };
-    match c.compile_str(mlir, options.flags()) {
+    let mut flags = options.flags();
+    if mlir.contains(WITHOUT_DATA_TILING) {
+        flags.retain(|f| !DATA_TILING_FLAGS.contains(&f.as_str()));
+    }
+    match c.compile_str(mlir, flags) {
         Ok(vmfb) => Ok(vmfb),
         Err(_) if options.optimize && options.target == Target::Cpu => {
             let plain = CompileOptions { optimize: false, ..options.clone() };

@@ -106,6 +106,11 @@ fn build(prog: &TProgram, entry: &Entry, shapes: Option<&[Vec<usize>]>) -> Resul
             module.body().append_operation(op);
         }
     }
+    let mut module = module;
+    if checks::decomposed() {
+        let yes = melior::ir::attribute::BoolAttribute::new(&ctx, true).into();
+        melior::ir::operation::OperationMutLike::set_discardable_attribute(&mut module.as_operation_mut(), crate::iree::WITHOUT_DATA_TILING, yes);
+    }
     if !module.as_operation().verify() {
         return Err(LowerError::Verify(module.as_operation().to_string()));
     }

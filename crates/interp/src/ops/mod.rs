@@ -6,6 +6,7 @@ mod contraction;
 pub(crate) mod elementwise;
 mod indexing;
 mod layout;
+mod linalg;
 mod math;
 mod joining;
 mod matrix;
@@ -59,6 +60,11 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::SplitPart { axis, start, len, total } => joining::split_part(node, one(values, node)?, *axis, *start, *len, *total),
         Op::Diagonal => matrix::diagonal(&one(values, node)?, span),
         Op::Tri { upper, k } => matrix::tri(&one(values, node)?, *upper, *k, span),
+        Op::Cholesky => linalg::cholesky(node, &one(values, node)?),
+        Op::SolveTriangular { lower } => match values.as_slice() {
+            [a, b] => linalg::solve_triangular(node, a, b, *lower),
+            _ => Err(InterpError::internal("`solve_triangular` without two operands", span)),
+        },
         Op::MatMul => {
             let mut it = values.into_iter();
             let (a, b) = (it.next(), it.next());

@@ -84,7 +84,7 @@ impl Checker {
 }
 
 /// Inserts a size-1 axis at `axis`, keeping the operand's weakness.
-fn expand(x: Typed, axis: usize) -> Typed {
+pub(crate) fn expand(x: Typed, axis: usize) -> Typed {
     let mut dims = x.ty().dims.clone();
     dims.insert(axis, Dim::Static(1));
     let ty = TensorType::new(x.dtype(), dims);

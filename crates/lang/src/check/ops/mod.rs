@@ -10,7 +10,8 @@ mod indexing;
 mod layout;
 mod math;
 pub(crate) mod joining;
-mod matrix;
+mod linalg;
+pub(crate) mod matrix;
 mod reductions;
 mod scans;
 mod split;
@@ -82,6 +83,7 @@ impl Checker {
             Builtin::Outer | Builtin::Diagonal | Builtin::Trace | Builtin::Tri { .. } => {
                 self.matrix_builtin(sc, b, fname, args, span)
             }
+            Builtin::Cholesky | Builtin::SolveTriangular | Builtin::Diag => self.linalg_builtin(sc, b, fname, args, span),
             Builtin::Softmax { log } => {
                 let x = self.expr(sc, &args[0])?;
                 if !x.dtype().is_float() {

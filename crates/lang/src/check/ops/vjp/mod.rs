@@ -8,6 +8,7 @@ mod elementwise;
 mod indexing;
 mod joining;
 mod layout;
+mod linalg;
 mod matrix;
 mod reductions;
 mod scans;
@@ -47,6 +48,7 @@ impl Op {
             Family::Scan => scans::vjp(self, b, n, ct),
             Family::Joining => joining::vjp(self, b, n, ct),
             Family::Matrix => matrix::vjp(self, b, n, ct),
+            Family::Linalg => linalg::vjp(self, b, n, ct),
         }
     }
 }

@@ -1,0 +1,101 @@
+//! Linear algebra, computed directly (compiled code runs the decompositions of
+//! `ptl_lang::decompose` instead): `cholesky` by the Cholesky–Banachiewicz rows, and
+//! `solve_triangular` by substitution, both in the element's precision.
+
+use ndarray::{Array2, ArrayD, Axis, Ix2};
+use num_traits::Float;
+
+use super::Node;
+use crate::error::{InterpError, Result, shape_str};
+use ptl_lang::runtime::RuntimeCheck;
+use ptl_lang::value::Value;
+
+fn square(node: &Node, a: &Value, op: &str) -> Result<usize> {
+    let s = a.shape();
+    if s.len() != 2 {
+        return Err(InterpError::internal(format!("`{}` of a rank-{} operand", op, s.len()), &node.expr.span));
+    }
+    if s[0] != s[1] {
+        let check = RuntimeCheck::Square { op: op.to_string(), ty: node.operands[0].ty.clone() };
+        return Err(InterpError::check(check, &node.expr.span, format!("the matrix has shape {}", shape_str(s))));
+    }
+    Ok(s[0])
+}
+
+fn matrix<T: Clone>(a: &ArrayD<T>) -> Array2<T> {
+    a.view().into_dimensionality::<Ix2>().expect("a rank-2 array").to_owned()
+}
+
+/// The lower factor; every element NaN where a pivot is not positive (or is NaN).
+fn cholesky_of<T: Float>(a: &ArrayD<T>) -> ArrayD<T> {
+    let a = matrix(a);
+    let n = a.nrows();
+    let mut l = Array2::<T>::zeros((n, n));
+    for j in 0..n {
+        let mut pivot = a[[j, j]];
+        for k in 0..j {
+            pivot = pivot - l[[j, k]] * l[[j, k]];
+        }
+        if !(pivot > T::zero()) {
+            return ArrayD::from_elem(ndarray::IxDyn(&[n, n]), T::nan());
+        }
+        let d = pivot.sqrt();
+        l[[j, j]] = d;
+        for i in j + 1..n {
+            let mut s = a[[i, j]];
+            for k in 0..j {
+                s = s - l[[i, k]] * l[[j, k]];
+            }
+            l[[i, j]] = s / d;
+        }
+    }
+    if l.iter().any(|x| x.is_nan()) {
+        l.fill(T::nan());
+    }
+    l.into_dyn()
+}
+
+/// `x` with `a @ x = b` from `a`'s lower (upper) triangle; `b` is a vector or a matrix.
+fn solve_of<T: Float>(a: &ArrayD<T>, b: &ArrayD<T>, lower: bool) -> ArrayD<T> {
+    let a = matrix(a);
+    let n = a.nrows();
+    let vector = b.ndim() == 1;
+    let b2: Array2<T> = if vector { b.view().insert_axis(Axis(1)) } else { b.view() }.into_dimensionality::<Ix2>().expect("a matrix").to_owned();
+    let cols = b2.ncols();
+    let mut x = Array2::<T>::zeros((n, cols));
+    let rows: Vec<usize> = if lower { (0..n).collect() } else { (0..n).rev().collect() };
+    for &i in &rows {
+        let solved: Vec<usize> = if lower { (0..i).collect() } else { (i + 1..n).collect() };
+        for c in 0..cols {
+            let mut s = b2[[i, c]];
+            for &k in &solved {
+                s = s - a[[i, k]] * x[[k, c]];
+            }
+            x[[i, c]] = s / a[[i, i]];
+        }
+    }
+    if vector { x.column(0).to_owned().into_dyn() } else { x.into_dyn() }
+}
+
+pub(crate) fn cholesky(node: &Node, a: &Value) -> Result<Value> {
+    square(node, a, "cholesky")?;
+    match a {
+        Value::F32(a) => Ok(Value::F32(cholesky_of(a))),
+        Value::F64(a) => Ok(Value::F64(cholesky_of(a))),
+        _ => Err(InterpError::internal("`cholesky` of a non-float matrix", &node.expr.span)),
+    }
+}
+
+pub(crate) fn solve_triangular(node: &Node, a: &Value, b: &Value, lower: bool) -> Result<Value> {
+    let n = square(node, a, "cholesky")?;
+    if b.shape().first() != Some(&n) {
+        let check = RuntimeCheck::SolveRows { a: node.operands[0].ty.clone(), b: node.operands[1].ty.clone() };
+        let seen = format!("the operands have shapes {} and {}", shape_str(a.shape()), shape_str(b.shape()));
+        return Err(InterpError::check(check, &node.expr.span, seen));
+    }
+    match (a, b) {
+        (Value::F32(a), Value::F32(b)) => Ok(Value::F32(solve_of(a, b, lower))),
+        (Value::F64(a), Value::F64(b)) => Ok(Value::F64(solve_of(a, b, lower))),
+        _ => Err(InterpError::internal("`solve_triangular` of non-float operands of one dtype", &node.expr.span)),
+    }
+}

@@ -1,0 +1,141 @@
+//! Type rules of the linear-algebra family: `cholesky`, `solve_triangular`, and `diag`
+//! (which builds a matrix from ops of other families).
+
+use crate::ast::{Expr, ExprKind};
+use crate::check::dims::unify;
+use crate::check::dtype::common;
+use crate::check::env::Scope;
+use crate::check::{Checker, Typed, cast, has_type};
+use crate::diag::{Diagnostic, ErrorKind};
+use crate::ops::{BinaryOp, Builtin, Op};
+use crate::span::Span;
+use crate::typed::{TExpr, TExprKind};
+use crate::types::{DType, Dim, TensorType};
+use crate::ad::build::scalar_value;
+use crate::check::ops::matrix::expand;
+
+impl Checker {
+    pub(crate) fn linalg_builtin(&mut self, sc: &Scope, b: Builtin, fname: &str, args: &[Expr], span: Span) -> Option<Typed> {
+        match b {
+            Builtin::Cholesky => {
+                let a = self.expr(sc, &args[0])?;
+                let a = self.float_matrix(a, fname, &span)?;
+                let n = self.square_side(&a, fname, &span)?;
+                let ty = TensorType::new(a.dtype(), vec![n.clone(), n]);
+                Some(Typed::strong(TExpr::op(Op::Cholesky, vec![a.e], ty, span)))
+            }
+            Builtin::SolveTriangular => {
+                let a = self.expr(sc, &args[0]);
+                let rhs = self.expr(sc, &args[1]);
+                let lower = match args.get(2) {
+                    None => false,
+                    Some(Expr { kind: ExprKind::Bool(v), .. }) => *v,
+                    Some(x) => {
+                        return self.error(
+                            ErrorKind::BadArgument,
+                            x.span.clone(),
+                            format!("the third argument of `{fname}` says which triangle `a` is: `true` (lower) or `false` (upper), as a literal"),
+                            "not `true` or `false`",
+                        );
+                    }
+                };
+                let (a, rhs) = (a?, rhs?);
+                let a = self.float_matrix(a, fname, &span)?;
+                let n = self.square_side(&a, fname, &span)?;
+                if !(1..=2).contains(&rhs.ty().rank()) || !rhs.dtype().is_float() {
+                    let d = Diagnostic::new(ErrorKind::Rank, span, format!("`{fname}` needs a float vector or matrix as right-hand side"))
+                        .with_label(rhs.e.span.clone(), has_type(rhs.ty()));
+                    self.report(d);
+                    return None;
+                }
+                let Some(rows) = unify(&n, &rhs.ty().dims[0]) else {
+                    let d = Diagnostic::new(
+                        ErrorKind::Shape,
+                        span,
+                        format!("`{fname}`: the right-hand side has `{}` rows, the matrix `{n}`", rhs.ty().dims[0]),
+                    )
+                    .with_label(a.e.span.clone(), has_type(a.ty()))
+                    .with_label(rhs.e.span.clone(), has_type(rhs.ty()));
+                    self.report(d);
+                    return None;
+                };
+                let dt = common(a.key(), rhs.key());
+                let mut dims = rhs.ty().dims.clone();
+                dims[0] = rows;
+                let ty = TensorType::new(dt, dims);
+                let (a, rhs) = (cast(a.e, dt), cast(rhs.e, dt));
+                Some(Typed::strong(TExpr::op(Op::SolveTriangular { lower }, vec![a, rhs], ty, span)))
+            }
+            Builtin::Diag => {
+                let x = self.expr(sc, &args[0])?;
+                match x.ty().rank() {
+                    2 => self.matrix_builtin(sc, Builtin::Diagonal, fname, args, span),
+                    1 => {
+                        // where(i == j, outer(v, ones), 0), i and j counted by running sums.
+                        let weak = x.weak;
+                        let dt = x.dtype();
+                        let ones = fill_like(dt, 1.0, &x.e, &span);
+                        let m = self.binary(BinaryOp::Mul, "`diag`", expand(x, 1), expand(Typed::strong(ones), 0), span.clone())?.e;
+                        let counts = fill_like(DType::I64, 1.0, &m, &span);
+                        let i = TExpr::op(Op::Scan { prod: false, axis: 0 }, vec![counts.clone()], counts.ty.clone(), span.clone());
+                        let j = TExpr::op(Op::Scan { prod: false, axis: 1 }, vec![counts.clone()], counts.ty.clone(), span.clone());
+                        let on = TExpr::op(Op::Binary(BinaryOp::Eq), vec![i, j], TensorType::new(DType::Bool, m.ty.dims.clone()), span.clone());
+                        let zeros = fill_like(dt, 0.0, &m, &span);
+                        let ty = m.ty.clone();
+                        Some(Typed { e: TExpr::op(Op::Select, vec![on, m, zeros], ty, span), weak })
+                    }
+                    _ => {
+                        let d = Diagnostic::new(ErrorKind::Rank, span, format!("`{fname}` needs a vector (to build a matrix) or a matrix (to read its diagonal)"))
+                            .with_label(x.e.span.clone(), has_type(x.ty()));
+                        self.report(d);
+                        None
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `a` itself when it is a float matrix; else an error.
+    fn float_matrix(&mut self, a: Typed, fname: &str, span: &Span) -> Option<Typed> {
+        if a.ty().rank() != 2 {
+            let d = Diagnostic::new(ErrorKind::Rank, span.clone(), format!("`{fname}` needs a matrix (rank 2)"))
+                .with_label(a.e.span.clone(), has_type(a.ty()));
+            self.report(d);
+            return None;
+        }
+        if !a.dtype().is_float() {
+            let d = Diagnostic::new(ErrorKind::DType, span.clone(), format!("`{fname}` needs a float matrix"))
+                .with_label(a.e.span.clone(), has_type(a.ty()))
+                .with_note("cast it first: `cast(a, f64)`");
+            self.report(d);
+            return None;
+        }
+        Some(a)
+    }
+
+    /// The side of the square matrix `a` (its two dims unified; a `?` is checked at run time).
+    fn square_side(&mut self, a: &Typed, fname: &str, span: &Span) -> Option<Dim> {
+        let (r, c) = (&a.ty().dims[0], &a.ty().dims[1]);
+        match unify(r, c) {
+            Some(n) => Some(n),
+            None => {
+                let d = Diagnostic::new(ErrorKind::Shape, span.clone(), format!("`{fname}` needs a square matrix: `{r}` rows, `{c}` columns"))
+                    .with_label(a.e.span.clone(), has_type(a.ty()));
+                self.report(d);
+                None
+            }
+        }
+    }
+}
+
+/// A scalar literal of `dtype`.
+fn scalar(dtype: DType, v: f64, span: &Span) -> TExpr {
+    TExpr::new(TExprKind::Literal(scalar_value(dtype, v)), TensorType::scalar(dtype), span.clone())
+}
+
+/// A scalar broadcast to the dims of `like` (which is also the shape witness).
+fn fill_like(dtype: DType, v: f64, like: &TExpr, span: &Span) -> TExpr {
+    let ty = TensorType::new(dtype, like.ty.dims.clone());
+    TExpr::op(Op::Broadcast, vec![scalar(dtype, v, span), like.clone()], ty, span.clone())
+}

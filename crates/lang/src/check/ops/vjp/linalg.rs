@@ -1,0 +1,78 @@
+//! Derivatives of the linear-algebra ops, as PyTensor writes them.
+//!
+//! `x = solve_triangular(a, b, lower)`: `db = solve_triangular(a^T, dx, !lower)` and
+//! `da = -db x^T`, kept on the triangle that `a` is read from.
+//!
+//! `l = cholesky(a)` (Murray, "Differentiation of the Cholesky decomposition", 2016):
+//! `p = Φ(l^T dl)` (the lower triangle, its diagonal halved), `s = l^-T p l^-1`, and
+//! `da = tril(s + s^T) - diag(s)`, on the lower triangle that `a` is read from.
+
+use super::{Grads, Node};
+use crate::ad::build::Builder;
+use crate::ops::Op;
+use crate::typed::TExpr;
+
+fn tri(b: &mut Builder, x: TExpr, upper: bool) -> TExpr {
+    let ty = x.ty.clone();
+    b.op(Op::Tri { upper, k: 0 }, vec![x], ty)
+}
+
+/// The diagonal of the square matrix `x` as a matrix (zero elsewhere).
+fn diagonal_part(b: &mut Builder, x: TExpr) -> TExpr {
+    let u = tri(b, x, true);
+    tri(b, u, false)
+}
+
+fn solve(b: &mut Builder, a: TExpr, rhs: TExpr, lower: bool) -> TExpr {
+    let ty = rhs.ty.clone();
+    b.op(Op::SolveTriangular { lower }, vec![a, rhs], ty)
+}
+
+fn t(b: &mut Builder, x: TExpr) -> TExpr {
+    b.transpose(x, &[1, 0])
+}
+
+pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
+    match op {
+        Op::SolveTriangular { lower } => {
+            let (a, x) = (n.args[0].clone(), n.out.clone());
+            let at = t(b, a.clone());
+            let db = solve(b, at, ct, !lower);
+            let da = n.active[0].then(|| {
+                let prod = if x.ty.rank() == 1 {
+                    let col = b.expand(db.clone(), 1);
+                    let col = b.like(col, &a);
+                    let row = b.expand(x.clone(), 0);
+                    let row = b.like(row, &a);
+                    b.mul(col, row)
+                } else {
+                    let xt = t(b, x.clone());
+                    b.op(Op::MatMul, vec![db.clone(), xt], a.ty.clone())
+                };
+                let prod = b.neg(prod);
+                tri(b, prod, !lower)
+            });
+            Ok(vec![da, n.active[1].then_some(db)])
+        }
+        Op::Cholesky => {
+            let l = n.out.clone();
+            let lt = t(b, l.clone());
+            let q = b.op(Op::MatMul, vec![lt.clone(), ct], l.ty.clone());
+            let low = tri(b, q.clone(), false);
+            let d = diagonal_part(b, q);
+            let half = b.scale(d, 0.5);
+            let p = b.sub(low, half);
+            // s = l^-T p l^-1 = solve(l^T, solve(l^T, p^T)^T), both upper-triangular solves.
+            let pt = t(b, p);
+            let inner = solve(b, lt.clone(), pt, false);
+            let inner_t = t(b, inner);
+            let s = solve(b, lt, inner_t, false);
+            let st = t(b, s.clone());
+            let sum = b.add(s.clone(), st);
+            let low = tri(b, sum, false);
+            let ds = diagonal_part(b, s);
+            Ok(vec![Some(b.sub(low, ds))])
+        }
+        _ => Err(format!("`{}` has no derivative yet", op.name())),
+    }
+}

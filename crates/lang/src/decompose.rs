@@ -1,0 +1,167 @@
+//! Ops that compiled code computes as a loop of other ops: the decomposition of each into
+//! typed-program code, which a backend evaluates in place of the op. The reference
+//! interpreter does not use these: it computes each op directly (`ptl-interp`), so the two
+//! stay independent answers.
+//!
+//! Each decomposition takes its operands as names (or literals) of the op's operand types,
+//! with the result's dims (the backend checks squareness and row counts first), and gives
+//! `let` statements whose names start with `%` (no source program can use them) and the
+//! result.
+
+use crate::ad::build::Builder;
+use crate::ops::{BinaryOp, Op, ReduceOp, SliceAxis, UnaryOp};
+use crate::typed::{TBlock, TExpr, TExprKind, TLet, TLoop};
+use crate::types::{DType, TensorType};
+
+/// `let` statements, then the value.
+pub type Decomposition = (Vec<TLet>, TExpr);
+
+/// Names from `%1000000` up: the decomposition's own, apart from derivative code's.
+const FIRST_NAME: usize = 1_000_000;
+
+fn index(b: &mut Builder, x: TExpr, axes: Vec<SliceAxis>, idx: Vec<TExpr>, ty: TensorType) -> TExpr {
+    let mut args = vec![x];
+    args.extend(idx);
+    b.op(Op::Slice(axes), args, ty)
+}
+
+/// `v @ m` for a vector `v` (`[n]`) and `m` (`[n]` or `[n, k]`), as a product and a sum
+/// rather than a contraction op: IREE 3.13's data tiling crashed on some programs with
+/// contractions inside these loops.
+fn row_times(b: &mut Builder, v: TExpr, m: TExpr) -> TExpr {
+    let v = if m.ty.rank() == 2 {
+        let col = b.expand(v, 1);
+        b.like(col, &m)
+    } else {
+        v
+    };
+    let p = b.mul(v, m);
+    b.reduce(ReduceOp::Sum, p, &[0])
+}
+
+/// `0, 1, ..., n - 1` (`i64`), as long as the vector `like`.
+fn counts(b: &mut Builder, like: &TExpr) -> TExpr {
+    let ones = b.ones_like(like, DType::I64);
+    let run = b.op(Op::Scan { prod: false, axis: 0 }, vec![ones.clone()], ones.ty.clone());
+    let one = b.lit(DType::I64, 1.0);
+    b.sub(run, one)
+}
+
+/// A `loop` with one state value of type `ty`, from `init`, over `0..stop`; `step` makes
+/// the body from the builder, the state and the counter.
+fn loop_over(b: &mut Builder, init: TExpr, stop: TExpr, step: impl FnOnce(&mut Builder, TExpr, TExpr) -> TExpr) -> TExpr {
+    let ty = init.ty.clone();
+    let state = b.fresh();
+    let counter = b.fresh();
+    let mut inner = b.nested();
+    let s = inner.var(&state, ty.clone());
+    let j = inner.var(&counter, TensorType::scalar(DType::I64));
+    let next = step(&mut inner, s, j);
+    b.resume(&inner);
+    let start = b.lit(DType::I64, 0.0);
+    let l = TLoop {
+        scan: false,
+        state: vec![state],
+        init: vec![init],
+        counter,
+        start,
+        stop,
+        body: TBlock { lets: inner.lets, results: vec![next] },
+        results: vec![ty.clone()],
+    };
+    let span = b.span.clone();
+    b.bind(TExpr::new(TExprKind::Loop(Box::new(l)), ty, span))
+}
+
+/// `cholesky(a)`, `a` of type `T[n, n]`. Row `j` of `r = transpose(l)` is, from
+/// `w = a[:, j] - r[:, j] @ r` (rows `j..` of `r` are still zero, so the product sums over
+/// the finished rows only): `sqrt(w[j])` at `j`, `w[i] / sqrt(w[j])` after it, zero before.
+/// A pivot `w[j]` that is not positive makes the row NaN; a NaN anywhere makes all of it NaN.
+pub fn cholesky(a: &TExpr) -> Decomposition {
+    let mut b = Builder::new(a.span.clone(), FIRST_NAME);
+    let dt = a.ty.dtype;
+    let vec_ty = TensorType::new(dt, vec![a.ty.dims[0].clone()]);
+    let diag = b.op(Op::Diagonal, vec![a.clone()], vec_ty.clone());
+    let idx = counts(&mut b, &diag);
+    let n = b.dim_size(a, 0);
+    let zeros = b.zeros_like(a);
+    let r = loop_over(&mut b, zeros, n, |b, r, j| {
+        let column = vec![SliceAxis::Full, SliceAxis::Index];
+        let col = index(b, a.clone(), column.clone(), vec![j.clone()], vec_ty.clone());
+        let rc = index(b, r.clone(), column, vec![j.clone()], vec_ty.clone());
+        let t = row_times(b, rc, r.clone());
+        let w = b.sub(col, t);
+        let pivot = index(b, w.clone(), vec![SliceAxis::Index], vec![j.clone()], TensorType::scalar(dt));
+        let zero = b.lit(dt, 0.0);
+        let positive = b.bin(BinaryOp::Gt, pivot.clone(), zero);
+        let root = b.un(UnaryOp::Sqrt, pivot);
+        let nan = b.lit(dt, f64::NAN);
+        let d = b.select(positive, root, nan);
+        let below = b.div(w.clone(), d.clone());
+        let after = b.bin(BinaryOp::Gt, idx.clone(), j.clone());
+        let at = b.bin(BinaryOp::Eq, idx.clone(), j.clone());
+        let on = b.keep(at, d);
+        let row = b.select(after, below, on);
+        let row = b.expand(row, 0);
+        let one = b.lit(DType::I64, 1.0);
+        let j1 = b.add(j.clone(), one);
+        b.op(Op::SetSlice, vec![r.clone(), row, j, j1], r.ty.clone())
+    });
+    let l = b.transpose(r, &[1, 0]);
+    let nan = b.op(Op::Unary(UnaryOp::Isnan), vec![l.clone()], TensorType::new(DType::Bool, l.ty.dims.clone()));
+    let any = b.reduce(ReduceOp::Any, nan, &[0, 1]);
+    let any = b.like(any, &l);
+    let nan = b.lit(dt, f64::NAN);
+    let out = b.select(any, nan, l);
+    (b.lets, out)
+}
+
+/// `x[::-1]` along each of `axes`.
+fn reversed(b: &mut Builder, x: TExpr, axes: &[usize]) -> TExpr {
+    let mut spec = vec![SliceAxis::Full; x.ty.rank()];
+    let mut args = vec![x.clone()];
+    for &axis in axes {
+        spec[axis] = SliceAxis::Range { start: false, stop: false, step: true };
+    }
+    for _ in axes {
+        args.push(b.lit(DType::I64, -1.0));
+    }
+    let ty = x.ty.clone();
+    b.op(Op::Slice(spec), args, ty)
+}
+
+/// `solve_triangular(a, rhs, lower)`, `a` of type `T[n, n]`, `rhs` (`T[n]` or `T[n, k]`)
+/// of the result's type. Forward substitution row by row, `x[i] = (rhs[i] - s[i, :] @ x) /
+/// a[i, i]`, where `s` is `a`'s strict lower triangle and the rows of `x` not yet solved are
+/// zero. An upper-triangular system is the lower one of `a` and `rhs` with their rows and
+/// columns reversed, and its solution reversed back.
+pub fn solve_triangular(a: &TExpr, rhs: &TExpr, lower: bool) -> Decomposition {
+    let mut b = Builder::new(a.span.clone(), FIRST_NAME);
+    let (a, rhs) = if lower {
+        (a.clone(), rhs.clone())
+    } else {
+        (reversed(&mut b, a.clone(), &[0, 1]), reversed(&mut b, rhs.clone(), &[0]))
+    };
+    let dt = a.ty.dtype;
+    let n_dim = a.ty.dims[0].clone();
+    let strict = b.op(Op::Tri { upper: false, k: -1 }, vec![a.clone()], a.ty.clone());
+    let n = b.dim_size(&a, 0);
+    let zeros = b.zeros_like(&rhs);
+    let row_ty = TensorType::new(dt, rhs.ty.dims[1..].to_vec());
+    let mut row_axes = vec![SliceAxis::Index];
+    row_axes.extend(vec![SliceAxis::Full; rhs.ty.rank() - 1]);
+    let x = loop_over(&mut b, zeros, n, |b, x, i| {
+        let s_row = index(b, strict.clone(), vec![SliceAxis::Index, SliceAxis::Full], vec![i.clone()], TensorType::new(dt, vec![n_dim.clone()]));
+        let known = row_times(b, s_row, x.clone());
+        let target = index(b, rhs.clone(), row_axes.clone(), vec![i.clone()], row_ty.clone());
+        let diff = b.sub(target, known);
+        let pivot = index(b, a.clone(), vec![SliceAxis::Index, SliceAxis::Index], vec![i.clone(), i.clone()], TensorType::scalar(dt));
+        let value = b.div(diff, pivot);
+        let value = b.expand(value, 0);
+        let one = b.lit(DType::I64, 1.0);
+        let i1 = b.add(i.clone(), one);
+        b.op(Op::SetSlice, vec![x.clone(), value, i, i1], x.ty.clone())
+    });
+    let x = if lower { x } else { reversed(&mut b, x, &[0]) };
+    (b.lets, x)
+}

@@ -1,0 +1,97 @@
+//! Linear algebra: each op is lowered as its decomposition (`ptl_lang::decompose`), a loop
+//! of other ops that runs inside the compiled call, after the run-time checks its operands'
+//! types leave open (a square matrix, as many right-hand-side rows as matrix rows). A module
+//! with such a loop is compiled without data tiling (`crate::iree::WITHOUT_DATA_TILING`).
+
+use melior::ir::Value;
+use ptl_lang::decompose::{self, Decomposition};
+use ptl_lang::ops::Op;
+use ptl_lang::runtime::RuntimeCheck;
+use ptl_lang::typed::{TExpr, TExprKind, TProgram};
+use ptl_lang::{Dim, TensorType};
+
+use crate::emitter::Emitter;
+use crate::error::{LowerError, Result};
+use crate::expr;
+use crate::loops::bind_let;
+use crate::scope::Scope;
+use crate::types::tensor_type;
+
+/// Whether two dims are the same size whatever the arguments (no run-time check needed).
+fn known_equal(a: &Dim, b: &Dim) -> bool {
+    a == b && *a != Dim::Unknown
+}
+
+/// `value` (of type `from`) seen with type `to`, after checking the sizes where `from` leaves
+/// them open.
+fn retyped<'c, 'a>(e: &Emitter<'c, 'a>, value: Value<'c, 'a>, to: &TensorType, check: &RuntimeCheck) -> Result<Value<'c, 'a>> {
+    e.cast_tensor_checked(value, tensor_type(e.ctx, to), |_| check.clone())
+}
+
+pub fn lower<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    prog: &TProgram,
+    node: &TExpr,
+    op: &Op,
+    operands: &[TExpr],
+) -> Result<Value<'c, 'a>> {
+    crate::checks::note_decomposition();
+    let a = &operands[0];
+    let av = expr::lower(e, scope, prog, a)?;
+    let square = RuntimeCheck::Square { op: op.name().to_string(), ty: a.ty.clone() };
+    if !known_equal(&a.ty.dims[0], &a.ty.dims[1]) {
+        let (r, c) = (e.dim(av, 0)?, e.dim(av, 1)?);
+        e.check_equal(r, c, square.clone())?;
+    }
+    let mut sc = scope.clone();
+    // A size the types leave open (`?`) gets a name of its own here, read from the operand,
+    // so that every value of the decomposition's loop has sizes the loop can state (IREE
+    // 3.13 failed to compile the loop with `?` sizes: "'arith.subf' op requires the same
+    // type for all operands and results").
+    let mut named = |dim: &Dim, name: &str, v: Value<'c, 'a>, axis: usize| match dim {
+        Dim::Unknown => {
+            sc.bind_symbol(name, v, axis);
+            Dim::Symbol(name.to_string())
+        }
+        d => d.clone(),
+    };
+    let n = named(&node.ty.dims[0], "%n", av, 0);
+    let a_ty = TensorType::new(a.ty.dtype, vec![n.clone(), n.clone()]);
+    let av = retyped(e, av, &a_ty, &square)?;
+    let var = |name: &str, ty: &TensorType| TExpr::new(TExprKind::Var(name.to_string()), ty.clone(), node.span.clone());
+    let a_var = var("%a", &a_ty);
+    let (lets, result): Decomposition = match op {
+        Op::Cholesky => {
+            sc.bind("%a", av);
+            decompose::cholesky(&a_var)
+        }
+        Op::SolveTriangular { lower } => {
+            let b = &operands[1];
+            let bv = expr::lower(e, scope, prog, b)?;
+            let rows = RuntimeCheck::SolveRows { a: a.ty.clone(), b: b.ty.clone() };
+            if !known_equal(&a.ty.dims[0], &b.ty.dims[0]) {
+                let (r, k) = (e.dim(av, 0)?, e.dim(bv, 0)?);
+                e.check_equal(r, k, rows.clone())?;
+            }
+            let mut dims = vec![n.clone()];
+            if let Some(k) = node.ty.dims.get(1) {
+                dims.push(named(k, "%k", bv, 1));
+            }
+            let b_ty = TensorType::new(node.ty.dtype, dims);
+            let bv = retyped(e, bv, &b_ty, &rows)?;
+            sc.bind("%a", av);
+            sc.bind("%b", bv);
+            decompose::solve_triangular(&a_var, &var("%b", &b_ty), *lower)
+        }
+        _ => return Err(LowerError::Internal(format!("`{op}` is not a linear-algebra op"))),
+    };
+    for l in &lets {
+        bind_let(e, &mut sc, prog, l)?;
+    }
+    let out = expr::lower(e, &sc, prog, &result)?;
+    // IREE 3.13 miscomputed a product with `transpose` of a Cholesky factor that was also
+    // read by another op (the product saw only the factor's diagonal); a barrier after the
+    // loop avoids it.
+    e.optimization_barrier(out)
+}
