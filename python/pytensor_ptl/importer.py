@@ -66,6 +66,12 @@ try:
 except ImportError:
     _LOGSUMEXP = None
 _ADVANCED_INC = getattr(_subtensor, "AdvancedIncSubtensor", None)
+_ALLOC_DIAG = getattr(__import__("pytensor.tensor.basic", fromlist=["AllocDiag"]), "AllocDiag", None)
+# Linear algebra: `pytensor.tensor.linalg` in PyTensor 3.3, `slinalg` before.
+try:
+    from pytensor.tensor.linalg import Cholesky, SolveTriangular
+except ImportError:  # pragma: no cover
+    from pytensor.tensor.slinalg import Cholesky, SolveTriangular
 
 
 def _is_int_index(v) -> bool:
@@ -102,6 +108,55 @@ def _is_scatter(node) -> bool:
         and _is_int_index(node.inputs[2])
         and node.inputs[2].type.ndim == 1
     )
+
+
+def _multi_index(node):
+    """k, where `node` indexes the first k >= 2 axes of its array with k integer arrays
+    (PyTensor's `AdvancedSubtensor` / `AdvancedIncSubtensor` of index list (0, 1, ..., k - 1)):
+    ptl computes it on the array reshaped to one leading axis of the indexed axes, at flat
+    indices. Else None."""
+    op = node.op
+    inc = _ADVANCED_INC is not None and isinstance(op, _ADVANCED_INC)
+    if not (inc or (_ADVANCED_SUB is not None and isinstance(op, _ADVANCED_SUB))):
+        return None
+    idx = node.inputs[2 if inc else 1 :]
+    k = len(idx)
+    if k < 2 or tuple(getattr(op, "idx_list", ())) != tuple(range(k)):
+        return None
+    if inc and not op.set_instead_of_inc and getattr(op, "ignore_duplicates", False):
+        return None
+    if any(getattr(i.type, "dtype", "")[:3] not in ("int", "uin") or i.type.ndim == 0 for i in idx):
+        return None
+    return k
+
+
+def _multi_index_shapes(node, k, at):
+    """The static sizes of the k indexed axes, the array's shape, and (for a set or an
+    increment) the static shape of the indexed part. PyTensor's static types must give them
+    (the indexed axes' sizes, and every size of a set's or increment's operands): ptl writes
+    the flattening as a reshape to sizes it knows."""
+    x = node.inputs[0]
+    inc = _ADVANCED_INC is not None and isinstance(node.op, _ADVANCED_INC)
+    idx = node.inputs[2 if inc else 1 :]
+    shape = [None if d is None else int(d) for d in x.type.shape]
+    if any(d is None for d in shape[:k]) or shape[k:].count(None) > (0 if inc else 1):
+        raise NotImplementedError(f"{at}: advanced indexing of an array whose indexed dims are known only at run time")
+    lead = np.broadcast_shapes(*[tuple(1 if d is None else d for d in i.type.shape) for i in idx])
+    if inc and any(d is None for i in idx for d in i.type.shape):
+        raise NotImplementedError(f"{at}: advanced indexing with index arrays of sizes known only at run time")
+    return shape[:k], shape, [int(d) for d in lead] + shape[k:]
+
+
+def _alloc_diag(node) -> bool:
+    """PyTensor's `AllocDiag` of a vector on its main diagonal: ptl's `diag(v)`."""
+    op = node.op
+    return (
+        _ALLOC_DIAG is not None
+        and isinstance(op, _ALLOC_DIAG)
+        and (op.offset, op.axis1, op.axis2) == (0, 0, 1)
+        and node.inputs[0].type.ndim == 1
+    )
+
 
 from . import _ptl
 
@@ -310,6 +365,10 @@ def _check_node(node, at: str) -> None:
         raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
         pass
+    elif _multi_index(node) is not None:
+        _multi_index_shapes(node, _multi_index(node), at)
+    elif _alloc_diag(node):
+        pass
     elif isinstance(op, _BATCHED_DOT):
         if any(i.type.ndim != 3 for i in node.inputs):
             raise NotImplementedError(f"{at}: a batched product of operands not both of rank 3")
@@ -322,6 +381,14 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, CumOp):
         if op.axis is None and node.inputs[0].type.ndim != 1:
             raise NotImplementedError(f"{at}: a cumulative op over the flattened array")
+    elif isinstance(op, Cholesky):
+        if node.inputs[0].type.ndim != 2:
+            raise NotImplementedError(f"{at}: a batched Cholesky factorisation")
+    elif isinstance(op, SolveTriangular):
+        if op.unit_diagonal:
+            raise NotImplementedError(f"{at}: a triangular solve with a unit diagonal")
+        if node.inputs[0].type.ndim != 2 or node.inputs[1].type.ndim not in (1, 2):
+            raise NotImplementedError(f"{at}: a batched triangular solve")
     elif isinstance(op, ExtractDiag):
         if (op.offset, op.axis1, op.axis2) != (0, 0, 1) or node.inputs[0].type.ndim != 2:
             raise NotImplementedError(f"{at}: a diagonal other than the main one of a matrix")
@@ -444,6 +511,7 @@ class _Describer:
         self.named_inputs: dict = {}  # graph input -> its id, where its `None` dims are named
         self.guards: list = []  # per guard code: PyTensor's (exception type, message)
         self.dim_ids: set = set()  # ids of `dim` nodes (an input's named dim as a value)
+        self.outer: dict = {}  # an inlined graph's input -> (the outer describer, its value)
 
     def fresh(self) -> int:
         self.next_id += 1
@@ -594,7 +662,7 @@ class _Describer:
                 self.simple(node, "guard", [node.inputs[0]] + unknown, at, code=code)
                 return
             if isinstance(op, Shape_i):
-                d = node.inputs[0].type.shape[op.i]
+                d = self.static_size(node.inputs[0], op.i)
                 if d is None:
                     self.ids[node.outputs[0]] = self.dim(node.inputs[0], op.i, at)
                     return
@@ -646,12 +714,21 @@ class _Describer:
             ndim = node.inputs[0].type.ndim
             axes = sorted({int(a) % ndim for a in op.axis}) if ndim else []
             self.simple(node, "reduce", [node.inputs[0]], at, kind="logsumexp", axes=axes, in_ndim=ndim)
+        elif _alloc_diag(node):
+            # (An `OpFromGraph`: ptl has it as one builtin.)
+            self.simple(node, "alloc_diag", node.inputs[:1], at)
         elif isinstance(op, OpFromGraph):
             self.inline(node, at)
         elif isinstance(op, Split):
             self.split(node, at)
         elif _take_axis(node) is not None:
             self.simple(node, "take", node.inputs[:2], at, axis=_take_axis(node))
+        elif _multi_index(node) is not None:
+            sizes, shape, values = _multi_index_shapes(node, _multi_index(node), at)
+            if _ADVANCED_INC is not None and isinstance(op, _ADVANCED_INC):
+                self.simple(node, "scatter_multi", node.inputs, at, sizes=sizes, shape=shape, values=values, set=bool(op.set_instead_of_inc))
+            else:
+                self.simple(node, "gather", node.inputs, at, sizes=sizes, shape=shape)
         elif _is_scatter(node):
             self.simple(node, "scatter", node.inputs[:3], at, set=bool(op.set_instead_of_inc))
         elif isinstance(op, Argmax):
@@ -663,6 +740,10 @@ class _Describer:
             self.simple(node, "cumulative", [node.inputs[0]], at, prod=op.mode == "mul", axis=axis)
         elif isinstance(op, ExtractDiag):
             self.simple(node, "diagonal", [node.inputs[0]], at)
+        elif isinstance(op, Cholesky):
+            self.simple(node, "cholesky", [node.inputs[0]], at, lower=bool(op.lower))
+        elif isinstance(op, SolveTriangular):
+            self.simple(node, "solve_triangular", node.inputs[:2], at, lower=bool(op.lower))
         elif isinstance(op, Elemwise):
             self.elemwise(node, at)
         elif isinstance(op, DimShuffle):
@@ -723,10 +804,11 @@ class _Describer:
     def dim(self, x, axis, at) -> int:
         """The id of the run-time size of axis `axis` of `x`: a named dim of the function when
         `x` is one of the graph's inputs."""
-        if x not in self.named_inputs:
+        input_id = self.named_input_id(x)
+        if input_id is None:
             raise NeedsStaticShapes(f"{at}: dim {axis} of `{_var_name(x)}` is only known at run time")
         out = self.fresh()
-        self.emit("dim", [], out, "int64", at, input=self.named_inputs[x], axis=axis)
+        self.emit("dim", [], out, "int64", at, input=input_id, axis=axis)
         self.dim_ids.add(out)
         return out
 
@@ -775,13 +857,34 @@ class _Describer:
             item = {"index": self.bound(it, extra, 2)}
         self.simple(node, "set_subtensor", [x, y] + extra, at, item=item, set=bool(op.set_instead_of_inc))
 
+    def static_size(self, x, axis):
+        """The static size of axis `axis` of `x`, or None; an inlined graph's input has its
+        outer value's."""
+        d = x.type.shape[axis]
+        if d is None and x in self.outer:
+            parent, v = self.outer[x]
+            return parent.static_size(v, axis)
+        return d
+
+    def named_input_id(self, x):
+        """The id of the graph input `x` is (through inlined graphs' inputs) if its unknown
+        dims are named, else None."""
+        if x in self.named_inputs:
+            return self.named_inputs[x]
+        if x in self.outer:
+            parent, v = self.outer[x]
+            return parent.named_input_id(v)
+        return None
+
     def inline(self, node, at):
         """An `OpFromGraph`: its inner graph, node by node, in place."""
         inner = node.op.fgraph
         sub = _Describer(inner)
         sub.next_id, sub.consts, sub.const_entries, sub.nodes = self.next_id, self.consts, self.const_entries, self.nodes
         sub.guards = self.guards
+        sub.dim_ids = self.dim_ids
         for v, outer in zip(inner.inputs, node.inputs):
+            sub.outer[v] = (self, outer)
             value = self.value_of(outer)
             if value is not None:
                 sub.known[v] = np.asarray(value)

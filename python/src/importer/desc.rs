@@ -200,6 +200,21 @@ pub enum NodeKind {
     Cumulative { prod: bool, axis: i64 },
     /// The main diagonal of a matrix (PyTensor's `ExtractDiag` with offset 0 on axes 0, 1).
     Diagonal,
+    /// PyTensor's `AllocDiag` of a vector on the main diagonal: `diag(v)`.
+    AllocDiag,
+    /// `x[i0, i1, ...]` with integer arrays on the first `sizes.len()` axes (static sizes
+    /// `sizes`; `shape` is `x`'s, with at most one `None` after them): inputs `x`, then the
+    /// index arrays.
+    Gather { sizes: Vec<u64>, shape: Vec<Option<u64>> },
+    /// `x[i0, i1, ...] = y` (`set`) or `+= y` (repeated indices adding up): inputs `x`, `y`,
+    /// then the index arrays; `values` is the static shape of `x[i0, i1, ...]`, to which `y`
+    /// is broadcast.
+    ScatterMulti { sizes: Vec<u64>, shape: Vec<Option<u64>>, values: Vec<u64>, set: bool },
+    /// PyTensor's `Cholesky`: the lower factor, or (`lower` false) the upper one, read from
+    /// the upper triangle.
+    Cholesky { lower: bool },
+    /// PyTensor's `SolveTriangular` without a unit diagonal: inputs `a`, `b`.
+    SolveTriangular { lower: bool },
     /// The run-time size of axis `axis` of input `input` (an id), whose dim is named: PyTensor's
     /// `Shape_i`. An `i64`.
     Dim { input: usize, axis: usize },

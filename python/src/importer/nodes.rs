@@ -222,6 +222,46 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let [x] = inputs(node)?;
             builtin(Builtin::Diagonal, vec![b.operand(x, dt, at)?])
         }
+        NodeKind::AllocDiag => {
+            let [v] = inputs(node)?;
+            builtin(Builtin::Diag, vec![b.operand(v, dt, at)?])
+        }
+        NodeKind::Gather { sizes, shape } => {
+            let (&x, idx) = node.inputs.split_first().ok_or_else(|| ImportError::malformed(at, "`gather` without an array"))?;
+            let flat = flat_index(b, node, sizes, idx)?;
+            let rows = reshape_rows(b.operand(x, dt, at)?, sizes, shape, at)?;
+            builtin(Builtin::Take, vec![rows, flat, int(0)])
+        }
+        NodeKind::ScatterMulti { sizes, shape, values, set } => {
+            let [x, y] = [node.inputs.first(), node.inputs.get(1)].map(|i| i.copied());
+            let (Some(x), Some(y)) = (x, y) else {
+                return Err(ImportError::malformed(at, "`scatter_multi` without an array and values"));
+            };
+            let flat = flat_index(b, node, sizes, &node.inputs[2..])?;
+            let rows = reshape_rows(b.operand(x, dt, at)?, sizes, shape, at)?;
+            let dims = ex(ExprKind::Array(values.iter().map(|&n| size(n, at)).collect::<Result<_>>()?));
+            let y = builtin(Builtin::Broadcast, vec![b.operand(y, dt, at)?, dims]);
+            let scattered = builtin(Builtin::Scatter { add: !*set }, vec![rows, flat, y]);
+            let back = shape.iter().map(|d| d.map_or(Ok(ex(ExprKind::UnknownDim)), |n| size(n, at))).collect::<Result<_>>()?;
+            builtin(Builtin::Reshape, vec![scattered, ex(ExprKind::Array(back))])
+        }
+        NodeKind::Cholesky { lower } => {
+            let [x] = inputs(node)?;
+            let x = b.operand(x, dt, at)?;
+            let swap = || int_list([1, 0]);
+            if *lower {
+                builtin(Builtin::Cholesky, vec![x])
+            } else {
+                // The upper factor of `x` is the transposed lower factor of `x`'s transpose.
+                let t = builtin(Builtin::Transpose, vec![x, swap()]);
+                builtin(Builtin::Transpose, vec![builtin(Builtin::Cholesky, vec![t]), swap()])
+            }
+        }
+        NodeKind::SolveTriangular { lower } => {
+            let [a, rhs] = inputs(node)?;
+            let flag = boolean(*lower);
+            builtin(Builtin::SolveTriangular, vec![b.operand(a, dt, at)?, b.operand(rhs, dt, at)?, flag])
+        }
         NodeKind::ArangeDim => {
             // `arange(n)` of a dimension name: 0, 1, ..., n - 1 as `i64`.
             let [n] = inputs(node)?;
@@ -263,6 +303,37 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
         }
     };
     b.bind(out, dt, e, at)
+}
+
+/// The flat index of `x[i0, i1, ...]` into `x` reshaped to one leading axis of the indexed
+/// axes (of sizes `sizes`): each index normalised and bounds-checked by `take` from
+/// `arange(size)`, then weighted by the sizes after its axis; the index arrays broadcast.
+fn flat_index(b: &Builder, node: &Node, sizes: &[u64], idx: &[usize]) -> Result<Expr> {
+    let at = &node.at;
+    if idx.len() != sizes.len() {
+        return Err(ImportError::malformed(at, format!("{} index arrays for {} sizes", idx.len(), sizes.len())));
+    }
+    let mut flat: Option<Expr> = None;
+    for (j, (&i, &n)) in idx.iter().zip(sizes).enumerate() {
+        let axis = builtin(Builtin::Arange, vec![size(n, at)?]);
+        let norm = builtin(Builtin::Take, vec![axis, b.operand(i, b.dtype(i, at)?, at)?, int(0)]);
+        let stride: u64 = sizes[j + 1..].iter().product();
+        let term = if stride == 1 { norm } else { bin(BinOp::Mul, norm, size(stride, at)?) };
+        flat = Some(match flat {
+            None => term,
+            Some(f) => bin(BinOp::Add, f, term),
+        });
+    }
+    flat.ok_or_else(|| ImportError::malformed(at, "no index arrays"))
+}
+
+/// `x` reshaped so that its first `sizes.len()` axes are one (`shape` is `x`'s).
+fn reshape_rows(x: Expr, sizes: &[u64], shape: &[Option<u64>], at: &str) -> Result<Expr> {
+    let mut dims = vec![size(sizes.iter().product(), at)?];
+    for d in &shape[sizes.len().min(shape.len())..] {
+        dims.push(d.map_or(Ok(ex(ExprKind::UnknownDim)), |n| size(n, at))?);
+    }
+    Ok(builtin(Builtin::Reshape, vec![x, ex(ExprKind::Array(dims))]))
 }
 
 /// An index or a slice bound of `node`: a literal, or one of its inputs in its own dtype.

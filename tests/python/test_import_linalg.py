@@ -1,0 +1,122 @@
+"""Linear algebra and advanced indexing with several index arrays, imported from PyTensor
+graphs: mode "PTL_STRICT" (every node through ptl) against PyTensor's own result, and the same
+program run by ptl's interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from conftest import assert_same
+
+from pytensor_ptl import from_fgraph
+
+rng = np.random.default_rng(5)
+_m = rng.standard_normal((5, 5))
+SPD = _m @ _m.T + 5 * np.eye(5)
+B = rng.standard_normal((5, 3))
+V = rng.standard_normal(5)
+
+
+def _compare(inputs, outputs, args):
+    want = pytensor.function(inputs, outputs, mode="FAST_COMPILE")(*args)
+    f = pytensor.function(inputs, outputs, mode="PTL_STRICT")
+    got = f(*args)
+    if not isinstance(outputs, list):
+        got, want = [got], [want]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    prog = from_fgraph(f.maker.fgraph)
+    for g, w in zip(prog.interpret(*args), want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    return f
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky(lower):
+    a = pt.matrix("a")
+    _compare([a], pt.linalg.cholesky(a, lower=lower), [SPD])
+
+
+def test_cholesky_of_a_matrix_that_is_not_positive_definite_is_nan_as_in_pytensor():
+    a = pt.matrix("a")
+    bad = np.array([[1.0, 2.0], [2.0, 1.0]])
+    f = pytensor.function([a], pt.linalg.cholesky(a), mode="PTL_STRICT")
+    want = pytensor.function([a], pt.linalg.cholesky(a))(bad)
+    assert np.isnan(want).all()
+    assert_same(f(bad), want)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("trans", [0, 1])
+@pytest.mark.parametrize("matrix_rhs", [False, True])
+def test_solve_triangular(lower, trans, matrix_rhs):
+    a = pt.matrix("a")
+    b = pt.matrix("b") if matrix_rhs else pt.vector("b")
+    tri = np.tril(SPD) if lower else np.triu(SPD)
+    x = pt.linalg.solve_triangular(a, b, lower=lower, trans=trans)
+    _compare([a, b], x, [tri, B if matrix_rhs else V])
+
+
+def test_gaussian_log_density_and_its_gradient_through_the_factor():
+    # Static shapes: the gradient sets a diagonal with two index arrays, which ptl writes
+    # only for sizes it knows (else that node runs with PyTensor, see the next test).
+    a, y = pt.matrix("a", shape=(5, 5)), pt.vector("y", shape=(5,))
+    l = pt.linalg.cholesky(a)
+    z = pt.linalg.solve_triangular(l, y, lower=True)
+    logp = -0.5 * pt.sum(z**2) - pt.sum(pt.log(pt.diagonal(l)))
+    _compare([a, y], [logp, *pytensor.grad(logp, [a, y])], [SPD, V])
+
+
+def test_the_same_with_sizes_known_only_at_run_time_runs_one_node_with_pytensor():
+    a, y = pt.matrix("a"), pt.vector("y")
+    l = pt.linalg.cholesky(a)
+    z = pt.linalg.solve_triangular(l, y, lower=True)
+    logp = -0.5 * pt.sum(z**2) - pt.sum(pt.log(pt.diagonal(l)))
+    outs = [logp, *pytensor.grad(logp, [a, y])]
+    with pytest.warns(UserWarning, match="AdvancedIncSubtensor"):
+        f = pytensor.function([a, y], outs, mode="PTL")
+        got = f(SPD, V)
+    for g, w in zip(got, pytensor.function([a, y], outs)(SPD, V)):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_diag_of_a_vector():
+    v = pt.vector("v", shape=(5,))
+    _compare([v], pt.diag(v) * 2.0, [V])
+
+
+def test_gather_with_two_index_arrays():
+    m = pt.matrix("m", shape=(5, 3))
+    i, j = pt.lvector("i"), pt.lvector("j")
+    _compare([m, i, j], m[i, j] + 1.0, [B, np.array([0, 4, -1, 2]), np.array([2, 0, 1, -3])])
+
+
+def test_gather_with_broadcast_index_arrays_on_a_rank_3_array():
+    # A static 1 stretches (ptl broadcasts only those; a `?` must match).
+    x = pt.tensor3("x", shape=(4, 3, 2))
+    i, j = pt.lmatrix("i", shape=(None, 1)), pt.lvector("j")
+    data = rng.standard_normal((4, 3, 2))
+    _compare([x, i, j], x[i, j], [data, np.array([[0], [3], [1]]), np.array([2, 0])])
+
+
+@pytest.mark.parametrize("set_", [True, False])
+def test_set_and_increment_with_two_index_arrays(set_):
+    m = pt.matrix("m", shape=(5, 3))
+    y = pt.vector("y", shape=(4,))
+    i, j = pt.lvector("i", shape=(4,)), pt.lvector("j", shape=(4,))
+    op = pt.set_subtensor if set_ else pt.inc_subtensor
+    # Repeated pairs: the last wins when setting, all add up when incrementing.
+    _compare([m, y, i, j], op(m[i, j], y), [B, V[:4], np.array([0, 4, 0, -1]), np.array([1, 2, 1, 0])])
+
+
+def test_an_index_out_of_range_on_either_axis_is_an_error():
+    m = pt.matrix("m", shape=(5, 3))
+    i, j = pt.lvector("i"), pt.lvector("j")
+    f = pytensor.function([m, i, j], m[i, j], mode="PTL_STRICT")
+    # (0, 3) would be element 3 of the flattened matrix: it must not be read as (1, 0).
+    with pytest.raises(Exception, match="out of range"):
+        f(B, np.array([0]), np.array([3]))
+    with pytest.raises(Exception, match="out of range"):
+        f(B, np.array([-6]), np.array([0]))
