@@ -69,9 +69,10 @@ _ADVANCED_INC = getattr(_subtensor, "AdvancedIncSubtensor", None)
 _ALLOC_DIAG = getattr(__import__("pytensor.tensor.basic", fromlist=["AllocDiag"]), "AllocDiag", None)
 # Linear algebra: `pytensor.tensor.linalg` in PyTensor 3.3, `slinalg` before.
 try:
-    from pytensor.tensor.linalg import Cholesky, SolveTriangular
+    from pytensor.tensor.linalg import Cholesky, Det, MatrixInverse, Solve, SolveTriangular
 except ImportError:  # pragma: no cover
-    from pytensor.tensor.slinalg import Cholesky, SolveTriangular
+    from pytensor.tensor.nlinalg import Det, MatrixInverse
+    from pytensor.tensor.slinalg import Cholesky, Solve, SolveTriangular
 
 
 def _is_int_index(v) -> bool:
@@ -384,6 +385,14 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, Cholesky):
         if node.inputs[0].type.ndim != 2:
             raise NotImplementedError(f"{at}: a batched Cholesky factorisation")
+    elif isinstance(op, Solve) and not isinstance(op, SolveTriangular):
+        if op.assume_a != "gen":
+            raise NotImplementedError(f"{at}: a solve that assumes a `{op.assume_a}` matrix")
+        if node.inputs[0].type.ndim != 2 or node.inputs[1].type.ndim not in (1, 2):
+            raise NotImplementedError(f"{at}: a batched solve")
+    elif isinstance(op, (Det, MatrixInverse)):
+        if node.inputs[0].type.ndim != 2:
+            raise NotImplementedError(f"{at}: a batched `{type(op).__name__}`")
     elif isinstance(op, SolveTriangular):
         if op.unit_diagonal:
             raise NotImplementedError(f"{at}: a triangular solve with a unit diagonal")
@@ -744,6 +753,12 @@ class _Describer:
             self.simple(node, "cholesky", [node.inputs[0]], at, lower=bool(op.lower))
         elif isinstance(op, SolveTriangular):
             self.simple(node, "solve_triangular", node.inputs[:2], at, lower=bool(op.lower))
+        elif isinstance(op, Solve):
+            self.simple(node, "solve", node.inputs[:2], at)
+        elif isinstance(op, Det):
+            self.simple(node, "det", node.inputs[:1], at)
+        elif isinstance(op, MatrixInverse):
+            self.simple(node, "inv", node.inputs[:1], at)
         elif isinstance(op, Elemwise):
             self.elemwise(node, at)
         elif isinstance(op, DimShuffle):

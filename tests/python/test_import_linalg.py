@@ -120,3 +120,9 @@ def test_an_index_out_of_range_on_either_axis_is_an_error():
         f(B, np.array([0]), np.array([3]))
     with pytest.raises(Exception, match="out of range"):
         f(B, np.array([-6]), np.array([0]))
+
+
+def test_det_and_inverse():
+    # (Their gradients are rewritten by PyTensor into an `LUFactor`, which ptl lacks.)
+    a = pt.matrix("a")
+    _compare([a], [pt.linalg.det(a), pt.linalg.inv(a) * 2.0], [_m])

@@ -105,8 +105,9 @@ CASES = {
 
 # Cases whose graphs hold ops ptl cannot express yet (they run in mode PTL with fallback
 # islands): setting one element of a rank-3 array (an index on several axes), advanced
-# indexing with several index arrays or a boolean mask, linear algebra
-# beyond products, sorting, padding.
+# indexing with several index arrays on axes of sizes known only at run time or a boolean
+# mask, sorting, padding, and the factorisations PyTensor rewrites solves into (`LUFactor`,
+# `CholeskySolve`).
 FALLBACK = {
     "set_basic",
     "advanced_subtensor_two_arrays",
@@ -116,7 +117,6 @@ FALLBACK = {
     "pad",
     "sort",
     "cholesky_solve",
-    "det_inv",
 }
 
 

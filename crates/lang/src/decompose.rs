@@ -73,6 +73,131 @@ fn loop_over(b: &mut Builder, init: TExpr, stop: TExpr, step: impl FnOnce(&mut B
     b.bind(TExpr::new(TExprKind::Loop(Box::new(l)), ty, span))
 }
 
+/// A `loop` with several state values, from `inits`, over `0..stop`; `step` makes the next
+/// values from the builder, the state and the counter.
+fn loop_many(b: &mut Builder, inits: Vec<TExpr>, stop: TExpr, step: impl FnOnce(&mut Builder, Vec<TExpr>, TExpr) -> Vec<TExpr>) -> Vec<TExpr> {
+    let tys: Vec<TensorType> = inits.iter().map(|x| x.ty.clone()).collect();
+    let names: Vec<String> = tys.iter().map(|_| b.fresh()).collect();
+    let counter = b.fresh();
+    let mut inner = b.nested();
+    let state = names.iter().zip(&tys).map(|(n, t)| inner.var(n, t.clone())).collect();
+    let j = inner.var(&counter, TensorType::scalar(DType::I64));
+    let next = step(&mut inner, state, j);
+    b.resume(&inner);
+    let start = b.lit(DType::I64, 0.0);
+    let l = TLoop {
+        scan: false,
+        state: names,
+        init: inits,
+        counter,
+        start,
+        stop,
+        body: TBlock { lets: inner.lets, results: next },
+        results: tys.clone(),
+    };
+    let span = b.span.clone();
+    b.bind_multi(TExpr::new(TExprKind::Loop(Box::new(l)), tys[0].clone(), span))
+}
+
+/// `x` with rows `i` and `j` swapped (`i`, `j`: `i64` scalars).
+fn swap_rows(b: &mut Builder, x: TExpr, i: &TExpr, j: &TExpr) -> TExpr {
+    let mut axes = vec![SliceAxis::Index];
+    axes.extend(vec![SliceAxis::Full; x.ty.rank() - 1]);
+    let row_ty = TensorType::new(x.ty.dtype, x.ty.dims[1..].to_vec());
+    let ri = index(b, x.clone(), axes.clone(), vec![i.clone()], row_ty.clone());
+    let rj = index(b, x.clone(), axes, vec![j.clone()], row_ty);
+    let one = b.lit(DType::I64, 1.0);
+    let (i1, j1) = (b.add(i.clone(), one.clone()), b.add(j.clone(), one));
+    let rj = b.expand(rj, 0);
+    let ri = b.expand(ri, 0);
+    let x = b.op(Op::SetSlice, vec![x.clone(), rj, i.clone(), i1], x.ty.clone());
+    b.op(Op::SetSlice, vec![x.clone(), ri, j.clone(), j1], x.ty.clone())
+}
+
+/// One step `j` of Gaussian elimination with partial pivoting on the square `u` (and the
+/// right-hand sides `c`, rows swapped and eliminated alike): the row of the largest `|u[i,
+/// j]|` for `i >= j` (the first such) becomes row `j`, then the rows below lose their
+/// multiple of it. Gives the new `u`, the new `c`, and whether rows were swapped.
+fn eliminate(b: &mut Builder, idx: &TExpr, u: TExpr, c: Option<TExpr>, j: TExpr) -> (TExpr, Option<TExpr>, TExpr) {
+    let dt = u.ty.dtype;
+    let vec_ty = TensorType::new(dt, vec![u.ty.dims[0].clone()]);
+    let column = vec![SliceAxis::Full, SliceAxis::Index];
+    let col = index(b, u.clone(), column.clone(), vec![j.clone()], vec_ty.clone());
+    let size = b.un(UnaryOp::Abs, col);
+    let below = b.bin(BinaryOp::Ge, idx.clone(), j.clone());
+    let none = b.lit(dt, -1.0);
+    let size = b.select(below, size, none);
+    let p = b.op(Op::Arg { max: true, axis: 0 }, vec![size], TensorType::scalar(DType::I64));
+    let swapped = b.bin(BinaryOp::Ne, p.clone(), j.clone());
+    let u = swap_rows(b, u, &j, &p);
+    let c = c.map(|c| swap_rows(b, c, &j, &p));
+    let pivot = index(b, u.clone(), vec![SliceAxis::Index, SliceAxis::Index], vec![j.clone(), j.clone()], TensorType::scalar(dt));
+    let col = index(b, u.clone(), column, vec![j.clone()], vec_ty.clone());
+    // Times the pivot's reciprocal, as LAPACK's `getrf` scales the column.
+    let one = b.lit(dt, 1.0);
+    let reciprocal = b.div(one, pivot);
+    let ratio = b.mul(col, reciprocal);
+    let after = b.bin(BinaryOp::Gt, idx.clone(), j.clone());
+    let f = b.keep(after, ratio);
+    let eliminate_from = |b: &mut Builder, x: TExpr| {
+        let mut axes = vec![SliceAxis::Index];
+        axes.extend(vec![SliceAxis::Full; x.ty.rank() - 1]);
+        let row = index(b, x.clone(), axes, vec![j.clone()], TensorType::new(dt, x.ty.dims[1..].to_vec()));
+        let less = if x.ty.rank() == 1 {
+            b.mul(f.clone(), row)
+        } else {
+            let col = b.expand(f.clone(), 1);
+            let col = b.like(col, &x);
+            let row = b.expand(row, 0);
+            let row = b.like(row, &x);
+            b.mul(col, row)
+        };
+        b.sub(x, less)
+    };
+    let u = eliminate_from(b, u);
+    let c = c.map(|c| eliminate_from(b, c));
+    (u, c, swapped)
+}
+
+/// `solve(a, rhs)`, `a` of type `T[n, n]`, `rhs` (`T[n]` or `T[n, k]`) of the result's type:
+/// Gaussian elimination with partial pivoting (as LAPACK's `getrf`) on `a` and `rhs`
+/// together, then the upper-triangular system that remains.
+pub fn solve(a: &TExpr, rhs: &TExpr) -> Decomposition {
+    let mut b = Builder::new(a.span.clone(), FIRST_NAME);
+    let vec_ty = TensorType::new(a.ty.dtype, vec![a.ty.dims[0].clone()]);
+    let diag = b.op(Op::Diagonal, vec![a.clone()], vec_ty);
+    let idx = counts(&mut b, &diag);
+    let n = b.dim_size(a, 0);
+    let out = loop_many(&mut b, vec![a.clone(), rhs.clone()], n, |b, s, j| {
+        let (u, c, _) = eliminate(b, &idx, s[0].clone(), Some(s[1].clone()), j);
+        vec![u, c.expect("the right-hand side")]
+    });
+    let x = b.op(Op::SolveTriangular { lower: false }, vec![out[0].clone(), out[1].clone()], rhs.ty.clone());
+    (b.lets, x)
+}
+
+/// `det(a)`, `a` of type `T[n, n]`: the product of the pivots of Gaussian elimination with
+/// partial pivoting, negated once per row swap.
+pub fn det(a: &TExpr) -> Decomposition {
+    let mut b = Builder::new(a.span.clone(), FIRST_NAME);
+    let dt = a.ty.dtype;
+    let vec_ty = TensorType::new(dt, vec![a.ty.dims[0].clone()]);
+    let diag = b.op(Op::Diagonal, vec![a.clone()], vec_ty.clone());
+    let idx = counts(&mut b, &diag);
+    let n = b.dim_size(a, 0);
+    let one = b.lit(dt, 1.0);
+    let out = loop_many(&mut b, vec![a.clone(), one], n, |b, s, j| {
+        let (u, _, swapped) = eliminate(b, &idx, s[0].clone(), None, j);
+        let flipped = b.neg(s[1].clone());
+        let sign = b.select(swapped, flipped, s[1].clone());
+        vec![u, sign]
+    });
+    let pivots = b.op(Op::Diagonal, vec![out[0].clone()], vec_ty);
+    let product = b.reduce(ReduceOp::Prod, pivots, &[0]);
+    let d = b.mul(out[1].clone(), product);
+    (b.lets, d)
+}
+
 /// `cholesky(a)`, `a` of type `T[n, n]`. Row `j` of `r = transpose(l)` is, from
 /// `w = a[:, j] - r[:, j] @ r` (rows `j..` of `r` are still zero, so the product sums over
 /// the finished rows only): `sqrt(w[j])` at `j`, `w[i] / sqrt(w[j])` after it, zero before.

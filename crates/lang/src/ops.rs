@@ -409,6 +409,13 @@ pub enum Op {
     /// triangle of the square matrix `a`; `b` is a vector `[n]` or a matrix `[n, k]`, and `x`
     /// has `b`'s type. A zero on the diagonal divides by zero, as IEEE arithmetic does.
     SolveTriangular { lower: bool },
+    /// `solve(a, b)`: `x` with `a @ x = b` for a float square matrix `a` (Gaussian
+    /// elimination with partial pivoting); `b` is a vector `[n]` or a matrix `[n, k]`, and `x`
+    /// has `b`'s type. A singular `a` divides by zero, as IEEE arithmetic does.
+    Solve,
+    /// `det(a)`: the determinant of a float square matrix (the product of the pivots of
+    /// Gaussian elimination with partial pivoting, signed by the row swaps).
+    Det,
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -436,14 +443,14 @@ impl Op {
             Op::Scan { .. } => Family::Scan,
             Op::Concat(_) | Op::SplitPart { .. } => Family::Joining,
             Op::Diagonal | Op::Tri { .. } => Family::Matrix,
-            Op::Cholesky | Op::SolveTriangular { .. } => Family::Linalg,
+            Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det => Family::Linalg,
         }
     }
 
     /// The smallest and largest number of operands (a broadcast may name a shape witness).
     pub fn arity(&self) -> (usize, usize) {
         match self {
-            Op::Binary(_) | Op::MatMul | Op::Guard(_) | Op::SolveTriangular { .. } => (2, 2),
+            Op::Binary(_) | Op::MatMul | Op::Guard(_) | Op::SolveTriangular { .. } | Op::Solve => (2, 2),
             Op::Select => (3, 3),
             Op::Broadcast => (1, 2),
             Op::Slice(axes) => {
@@ -491,6 +498,8 @@ impl Op {
             Op::Guard(_) => "guard",
             Op::Cholesky => "cholesky",
             Op::SolveTriangular { .. } => "solve_triangular",
+            Op::Solve => "solve",
+            Op::Det => "det",
         }
     }
 }
@@ -569,6 +578,12 @@ pub enum Builtin {
     Cholesky,
     /// `solve_triangular(a, b)`, `solve_triangular(a, b, lower)`.
     SolveTriangular,
+    /// `solve(a, b)`.
+    Solve,
+    /// `inv(a)`.
+    Inv,
+    /// `det(a)`.
+    Det,
 }
 
 impl Builtin {
@@ -613,6 +628,9 @@ impl Builtin {
             Builtin::Diag,
             Builtin::Cholesky,
             Builtin::SolveTriangular,
+            Builtin::Solve,
+            Builtin::Inv,
+            Builtin::Det,
         ]);
         v
     }
@@ -663,6 +681,9 @@ impl Builtin {
             Builtin::Diag => "diag",
             Builtin::Cholesky => "cholesky",
             Builtin::SolveTriangular => "solve_triangular",
+            Builtin::Solve => "solve",
+            Builtin::Inv => "inv",
+            Builtin::Det => "det",
         }
     }
 
@@ -671,6 +692,7 @@ impl Builtin {
         match self {
             Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace | Builtin::Diag | Builtin::Cholesky => (1, 1),
             Builtin::SolveTriangular => (2, 3),
+            Builtin::Inv | Builtin::Det => (1, 1),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
             Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
@@ -713,6 +735,8 @@ impl Builtin {
             Builtin::Diag => format!("{n}(v), {n}(m)"),
             Builtin::Cholesky => format!("{n}(a)"),
             Builtin::SolveTriangular => format!("{n}(a, b), {n}(a, b, lower)"),
+            Builtin::Solve => format!("{n}(a, b)"),
+            Builtin::Inv | Builtin::Det => format!("{n}(a)"),
         }
     }
 }

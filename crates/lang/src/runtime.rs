@@ -40,8 +40,8 @@ pub enum RuntimeCheck {
     Guard { code: i64 },
     /// The matrix operand of a linear-algebra op (`op`) is square.
     Square { op: String, ty: TensorType },
-    /// `solve_triangular(a, b)`: `b` has as many rows as the matrix `a`.
-    SolveRows { a: TensorType, b: TensorType },
+    /// `solve_triangular(a, b)`, `solve(a, b)` (`op`): `b` has as many rows as the matrix `a`.
+    SolveRows { op: String, a: TensorType, b: TensorType },
     /// A value has its static type's sizes: the typed program's invariants imply it, so a
     /// failure is an internal error.
     Value { ty: TensorType, axis: usize },
@@ -100,8 +100,8 @@ impl RuntimeCheck {
             }
             RuntimeCheck::Guard { code } => format!("guard {code} failed: its condition is false"),
             RuntimeCheck::Square { op, ty } => format!("`{op}` needs a square matrix, but `{ty}` is not square"),
-            RuntimeCheck::SolveRows { a, b } => {
-                format!("`solve_triangular` of `{a}` and `{b}`: the right-hand side has another number of rows than the matrix")
+            RuntimeCheck::SolveRows { op, a, b } => {
+                format!("`{op}` of `{a}` and `{b}`: the right-hand side has another number of rows than the matrix")
             }
             RuntimeCheck::Value { ty, axis } => {
                 format!("internal error: a value of type `{ty}` has another size at axis {axis}")

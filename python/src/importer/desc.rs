@@ -215,6 +215,12 @@ pub enum NodeKind {
     Cholesky { lower: bool },
     /// PyTensor's `SolveTriangular` without a unit diagonal: inputs `a`, `b`.
     SolveTriangular { lower: bool },
+    /// PyTensor's `Solve` of a general matrix: inputs `a`, `b`.
+    Solve,
+    /// PyTensor's `Det`.
+    Det,
+    /// PyTensor's `MatrixInverse`.
+    Inv,
     /// The run-time size of axis `axis` of input `input` (an id), whose dim is named: PyTensor's
     /// `Shape_i`. An `i64`.
     Dim { input: usize, axis: usize },

@@ -257,6 +257,15 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
                 builtin(Builtin::Transpose, vec![builtin(Builtin::Cholesky, vec![t]), swap()])
             }
         }
+        NodeKind::Solve => {
+            let [a, rhs] = inputs(node)?;
+            builtin(Builtin::Solve, vec![b.operand(a, dt, at)?, b.operand(rhs, dt, at)?])
+        }
+        NodeKind::Det | NodeKind::Inv => {
+            let [a] = inputs(node)?;
+            let f = if node.kind == NodeKind::Det { Builtin::Det } else { Builtin::Inv };
+            builtin(f, vec![b.operand(a, dt, at)?])
+        }
         NodeKind::SolveTriangular { lower } => {
             let [a, rhs] = inputs(node)?;
             let flag = boolean(*lower);

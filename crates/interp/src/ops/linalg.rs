@@ -1,6 +1,7 @@
 //! Linear algebra, computed directly (compiled code runs the decompositions of
-//! `ptl_lang::decompose` instead): `cholesky` by the Cholesky–Banachiewicz rows, and
-//! `solve_triangular` by substitution, both in the element's precision.
+//! `ptl_lang::decompose` instead): `cholesky` by the Cholesky–Banachiewicz rows,
+//! `solve_triangular` by substitution, `solve` and `det` by Gaussian elimination with partial
+//! pivoting, all in the element's precision.
 
 use ndarray::{Array2, ArrayD, Axis, Ix2};
 use num_traits::Float;
@@ -77,6 +78,76 @@ fn solve_of<T: Float>(a: &ArrayD<T>, b: &ArrayD<T>, lower: bool) -> ArrayD<T> {
     if vector { x.column(0).to_owned().into_dyn() } else { x.into_dyn() }
 }
 
+/// Gaussian elimination with partial pivoting (the first largest `|pivot|` below the
+/// diagonal): the eliminated matrix, the right-hand sides treated alike, and the sign of the
+/// row permutation.
+fn eliminate<T: Float>(a: &ArrayD<T>, b: Option<&ArrayD<T>>) -> (Array2<T>, Option<Array2<T>>, T) {
+    let mut u = matrix(a);
+    let n = u.nrows();
+    let mut c: Option<Array2<T>> = b.map(|b| {
+        let v = if b.ndim() == 1 { b.view().insert_axis(Axis(1)) } else { b.view() };
+        v.into_dimensionality::<Ix2>().expect("a matrix").to_owned()
+    });
+    let mut sign = T::one();
+    for j in 0..n {
+        let mut p = j;
+        for i in j + 1..n {
+            if u[[i, j]].abs() > u[[p, j]].abs() {
+                p = i;
+            }
+        }
+        if p != j {
+            sign = -sign;
+            for k in 0..n {
+                u.swap([j, k], [p, k]);
+            }
+            if let Some(c) = c.as_mut() {
+                for k in 0..c.ncols() {
+                    c.swap([j, k], [p, k]);
+                }
+            }
+        }
+        // Times the pivot's reciprocal, as LAPACK's `getrf` scales the column.
+        let reciprocal = T::one() / u[[j, j]];
+        for i in j + 1..n {
+            let f = u[[i, j]] * reciprocal;
+            for k in 0..n {
+                let v = u[[j, k]];
+                u[[i, k]] = u[[i, k]] - f * v;
+            }
+            if let Some(c) = c.as_mut() {
+                for k in 0..c.ncols() {
+                    let v = c[[j, k]];
+                    c[[i, k]] = c[[i, k]] - f * v;
+                }
+            }
+        }
+    }
+    (u, c, sign)
+}
+
+fn general_solve_of<T: Float>(a: &ArrayD<T>, b: &ArrayD<T>) -> ArrayD<T> {
+    let (u, c, _) = eliminate(a, Some(b));
+    let c = c.expect("right-hand sides");
+    let x = solve_of(&u.into_dyn(), &c.into_dyn(), false);
+    if b.ndim() == 1 { x.index_axis(Axis(1), 0).to_owned().into_dyn() } else { x }
+}
+
+fn det_of<T: Float>(a: &ArrayD<T>) -> ArrayD<T> {
+    let (u, _, sign) = eliminate(a, None);
+    let product = (0..u.nrows()).fold(T::one(), |p, i| p * u[[i, i]]);
+    ArrayD::from_elem(ndarray::IxDyn(&[]), sign * product)
+}
+
+pub(crate) fn det(node: &Node, a: &Value) -> Result<Value> {
+    square(node, a, "det")?;
+    match a {
+        Value::F32(a) => Ok(Value::F32(det_of(a))),
+        Value::F64(a) => Ok(Value::F64(det_of(a))),
+        _ => Err(InterpError::internal("`det` of a non-float matrix", &node.expr.span)),
+    }
+}
+
 pub(crate) fn cholesky(node: &Node, a: &Value) -> Result<Value> {
     square(node, a, "cholesky")?;
     match a {
@@ -86,16 +157,20 @@ pub(crate) fn cholesky(node: &Node, a: &Value) -> Result<Value> {
     }
 }
 
-pub(crate) fn solve_triangular(node: &Node, a: &Value, b: &Value, lower: bool) -> Result<Value> {
-    let n = square(node, a, "cholesky")?;
+/// `solve_triangular(a, b, lower)` (`lower` given) or `solve(a, b)`.
+pub(crate) fn solve(node: &Node, a: &Value, b: &Value, lower: Option<bool>) -> Result<Value> {
+    let op = if lower.is_some() { "solve_triangular" } else { "solve" };
+    let n = square(node, a, op)?;
     if b.shape().first() != Some(&n) {
-        let check = RuntimeCheck::SolveRows { a: node.operands[0].ty.clone(), b: node.operands[1].ty.clone() };
+        let check = RuntimeCheck::SolveRows { op: op.to_string(), a: node.operands[0].ty.clone(), b: node.operands[1].ty.clone() };
         let seen = format!("the operands have shapes {} and {}", shape_str(a.shape()), shape_str(b.shape()));
         return Err(InterpError::check(check, &node.expr.span, seen));
     }
-    match (a, b) {
-        (Value::F32(a), Value::F32(b)) => Ok(Value::F32(solve_of(a, b, lower))),
-        (Value::F64(a), Value::F64(b)) => Ok(Value::F64(solve_of(a, b, lower))),
-        _ => Err(InterpError::internal("`solve_triangular` of non-float operands of one dtype", &node.expr.span)),
+    match (a, b, lower) {
+        (Value::F32(a), Value::F32(b), Some(lower)) => Ok(Value::F32(solve_of(a, b, lower))),
+        (Value::F64(a), Value::F64(b), Some(lower)) => Ok(Value::F64(solve_of(a, b, lower))),
+        (Value::F32(a), Value::F32(b), None) => Ok(Value::F32(general_solve_of(a, b))),
+        (Value::F64(a), Value::F64(b), None) => Ok(Value::F64(general_solve_of(a, b))),
+        _ => Err(InterpError::internal(format!("`{op}` of non-float operands of one dtype"), &node.expr.span)),
     }
 }

@@ -62,9 +62,14 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::Tri { upper, k } => matrix::tri(&one(values, node)?, *upper, *k, span),
         Op::Cholesky => linalg::cholesky(node, &one(values, node)?),
         Op::SolveTriangular { lower } => match values.as_slice() {
-            [a, b] => linalg::solve_triangular(node, a, b, *lower),
+            [a, b] => linalg::solve(node, a, b, Some(*lower)),
             _ => Err(InterpError::internal("`solve_triangular` without two operands", span)),
         },
+        Op::Solve => match values.as_slice() {
+            [a, b] => linalg::solve(node, a, b, None),
+            _ => Err(InterpError::internal("`solve` without two operands", span)),
+        },
+        Op::Det => linalg::det(node, &one(values, node)?),
         Op::MatMul => {
             let mut it = values.into_iter();
             let (a, b) = (it.next(), it.next());

@@ -56,20 +56,20 @@ pub fn lower<'c, 'a>(
         }
         d => d.clone(),
     };
-    let n = named(&node.ty.dims[0], "%n", av, 0);
+    let n = named(a.ty.dims.iter().find(|d| **d != Dim::Unknown).unwrap_or(&Dim::Unknown), "%n", av, 0);
     let a_ty = TensorType::new(a.ty.dtype, vec![n.clone(), n.clone()]);
     let av = retyped(e, av, &a_ty, &square)?;
     let var = |name: &str, ty: &TensorType| TExpr::new(TExprKind::Var(name.to_string()), ty.clone(), node.span.clone());
     let a_var = var("%a", &a_ty);
     let (lets, result): Decomposition = match op {
-        Op::Cholesky => {
+        Op::Cholesky | Op::Det => {
             sc.bind("%a", av);
-            decompose::cholesky(&a_var)
+            if *op == Op::Det { decompose::det(&a_var) } else { decompose::cholesky(&a_var) }
         }
-        Op::SolveTriangular { lower } => {
+        Op::SolveTriangular { .. } | Op::Solve => {
             let b = &operands[1];
             let bv = expr::lower(e, scope, prog, b)?;
-            let rows = RuntimeCheck::SolveRows { a: a.ty.clone(), b: b.ty.clone() };
+            let rows = RuntimeCheck::SolveRows { op: op.name().to_string(), a: a.ty.clone(), b: b.ty.clone() };
             if !known_equal(&a.ty.dims[0], &b.ty.dims[0]) {
                 let (r, k) = (e.dim(av, 0)?, e.dim(bv, 0)?);
                 e.check_equal(r, k, rows.clone())?;
@@ -82,7 +82,10 @@ pub fn lower<'c, 'a>(
             let bv = retyped(e, bv, &b_ty, &rows)?;
             sc.bind("%a", av);
             sc.bind("%b", bv);
-            decompose::solve_triangular(&a_var, &var("%b", &b_ty), *lower)
+            match op {
+                Op::SolveTriangular { lower } => decompose::solve_triangular(&a_var, &var("%b", &b_ty), *lower),
+                _ => decompose::solve(&a_var, &var("%b", &b_ty)),
+            }
         }
         _ => return Err(LowerError::Internal(format!("`{op}` is not a linear-algebra op"))),
     };

@@ -23,14 +23,21 @@ const LAVAPIPE_DEVIATIONS: &[(&str, &str)] = &[(
     "lavapipe divides f64 by zero without IEEE special values: 0.0 / 0.0 gives 0.0, 0.5 / 0.0 a subnormal",
 )];
 
+/// Fixtures IREE 3.13 cannot compile for SPIR-V on any device, with why.
+const SPIRV_COMPILER_GAPS: &[(&str, &str)] = &[(
+    "ops/linalg_factor_read_twice.ptl",
+    "IREE 3.13's SPIR-V code generation fails on an f64 product whose operand is a diagonal matrix built by `diag` (\"failed to legalize unresolved source materialization\"), with or without a factorisation",
+)];
+
 #[test]
 fn fixtures_on_vulkan_agree_with_the_interpreter() {
     let Some(mut engine) = vulkan_engine() else { return };
     eprintln!("Vulkan device: {} (f64: {})", engine.device().name, engine.device().float64);
     let lavapipe = engine.device().name.starts_with("llvmpipe");
     let skip = move |name: &str| {
-        if !lavapipe {
-            return None;
+        let gap = SPIRV_COMPILER_GAPS.iter().find(|(path, _)| name.ends_with(path)).map(|(_, why)| *why);
+        if gap.is_some() || !lavapipe {
+            return gap;
         }
         LAVAPIPE_DEVIATIONS.iter().find(|(path, _)| name.ends_with(path)).map(|(_, why)| *why)
     };

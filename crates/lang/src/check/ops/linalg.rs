@@ -1,5 +1,5 @@
-//! Type rules of the linear-algebra family: `cholesky`, `solve_triangular`, and `diag`
-//! (which builds a matrix from ops of other families).
+//! Type rules of the linear-algebra family: `cholesky`, `solve_triangular`, `solve`, `det`,
+//! and `diag` and `inv` (which build on other ops).
 
 use crate::ast::{Expr, ExprKind};
 use crate::check::dims::unify;
@@ -24,7 +24,7 @@ impl Checker {
                 let ty = TensorType::new(a.dtype(), vec![n.clone(), n]);
                 Some(Typed::strong(TExpr::op(Op::Cholesky, vec![a.e], ty, span)))
             }
-            Builtin::SolveTriangular => {
+            Builtin::SolveTriangular | Builtin::Solve => {
                 let a = self.expr(sc, &args[0]);
                 let rhs = self.expr(sc, &args[1]);
                 let lower = match args.get(2) {
@@ -64,25 +64,34 @@ impl Checker {
                 dims[0] = rows;
                 let ty = TensorType::new(dt, dims);
                 let (a, rhs) = (cast(a.e, dt), cast(rhs.e, dt));
-                Some(Typed::strong(TExpr::op(Op::SolveTriangular { lower }, vec![a, rhs], ty, span)))
+                let op = if b == Builtin::Solve { Op::Solve } else { Op::SolveTriangular { lower } };
+                Some(Typed::strong(TExpr::op(op, vec![a, rhs], ty, span)))
+            }
+            Builtin::Det | Builtin::Inv => {
+                let a = self.expr(sc, &args[0])?;
+                let a = self.float_matrix(a, fname, &span)?;
+                let n = self.square_side(&a, fname, &span)?;
+                if b == Builtin::Det {
+                    let ty = TensorType::scalar(a.dtype());
+                    return Some(Typed::strong(TExpr::op(Op::Det, vec![a.e], ty, span)));
+                }
+                // solve(a, identity), the identity built as `diag` builds a matrix.
+                let dt = a.dtype();
+                let diag_ty = TensorType::new(dt, vec![n.clone()]);
+                let d = TExpr::op(Op::Diagonal, vec![a.e.clone()], diag_ty, span.clone());
+                let ones = fill_like(dt, 1.0, &d, &span);
+                let eye = self.diag_matrix(Typed::strong(ones), &span)?;
+                let ty = TensorType::new(dt, vec![n.clone(), n]);
+                Some(Typed::strong(TExpr::op(Op::Solve, vec![a.e, eye], ty, span)))
             }
             Builtin::Diag => {
                 let x = self.expr(sc, &args[0])?;
                 match x.ty().rank() {
                     2 => self.matrix_builtin(sc, Builtin::Diagonal, fname, args, span),
                     1 => {
-                        // where(i == j, outer(v, ones), 0), i and j counted by running sums.
                         let weak = x.weak;
-                        let dt = x.dtype();
-                        let ones = fill_like(dt, 1.0, &x.e, &span);
-                        let m = self.binary(BinaryOp::Mul, "`diag`", expand(x, 1), expand(Typed::strong(ones), 0), span.clone())?.e;
-                        let counts = fill_like(DType::I64, 1.0, &m, &span);
-                        let i = TExpr::op(Op::Scan { prod: false, axis: 0 }, vec![counts.clone()], counts.ty.clone(), span.clone());
-                        let j = TExpr::op(Op::Scan { prod: false, axis: 1 }, vec![counts.clone()], counts.ty.clone(), span.clone());
-                        let on = TExpr::op(Op::Binary(BinaryOp::Eq), vec![i, j], TensorType::new(DType::Bool, m.ty.dims.clone()), span.clone());
-                        let zeros = fill_like(dt, 0.0, &m, &span);
-                        let ty = m.ty.clone();
-                        Some(Typed { e: TExpr::op(Op::Select, vec![on, m, zeros], ty, span), weak })
+                        let e = self.diag_matrix(x, &span)?;
+                        Some(Typed { e, weak })
                     }
                     _ => {
                         let d = Diagnostic::new(ErrorKind::Rank, span, format!("`{fname}` needs a vector (to build a matrix) or a matrix (to read its diagonal)"))
@@ -94,6 +103,21 @@ impl Checker {
             }
             _ => None,
         }
+    }
+
+    /// The square matrix with the vector `x` on its diagonal: `where(i == j, outer(x, ones),
+    /// 0)`, `i` and `j` counted by running sums.
+    fn diag_matrix(&mut self, x: Typed, span: &Span) -> Option<TExpr> {
+        let dt = x.dtype();
+        let ones = fill_like(dt, 1.0, &x.e, span);
+        let m = self.binary(BinaryOp::Mul, "`diag`", expand(x, 1), expand(Typed::strong(ones), 0), span.clone())?.e;
+        let counts = fill_like(DType::I64, 1.0, &m, span);
+        let i = TExpr::op(Op::Scan { prod: false, axis: 0 }, vec![counts.clone()], counts.ty.clone(), span.clone());
+        let j = TExpr::op(Op::Scan { prod: false, axis: 1 }, vec![counts.clone()], counts.ty.clone(), span.clone());
+        let on = TExpr::op(Op::Binary(BinaryOp::Eq), vec![i, j], TensorType::new(DType::Bool, m.ty.dims.clone()), span.clone());
+        let zeros = fill_like(dt, 0.0, &m, span);
+        let ty = m.ty.clone();
+        Some(TExpr::op(Op::Select, vec![on, m, zeros], ty, span.clone()))
     }
 
     /// `a` itself when it is a float matrix; else an error.

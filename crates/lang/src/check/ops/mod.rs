@@ -83,7 +83,7 @@ impl Checker {
             Builtin::Outer | Builtin::Diagonal | Builtin::Trace | Builtin::Tri { .. } => {
                 self.matrix_builtin(sc, b, fname, args, span)
             }
-            Builtin::Cholesky | Builtin::SolveTriangular | Builtin::Diag => self.linalg_builtin(sc, b, fname, args, span),
+            Builtin::Cholesky | Builtin::SolveTriangular | Builtin::Solve | Builtin::Inv | Builtin::Det | Builtin::Diag => self.linalg_builtin(sc, b, fname, args, span),
             Builtin::Softmax { log } => {
                 let x = self.expr(sc, &args[0])?;
                 if !x.dtype().is_float() {

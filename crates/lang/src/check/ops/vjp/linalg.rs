@@ -3,6 +3,8 @@
 //! `x = solve_triangular(a, b, lower)`: `db = solve_triangular(a^T, dx, !lower)` and
 //! `da = -db x^T`, kept on the triangle that `a` is read from.
 //!
+//! `x = solve(a, b)`: `db = solve(a^T, dx)`, `da = -db x^T`; `d = det(a)`: `da = dd d inv(a)^T`.
+//!
 //! `l = cholesky(a)` (Murray, "Differentiation of the Cholesky decomposition", 2016):
 //! `p = Φ(l^T dl)` (the lower triangle, its diagonal halved), `s = l^-T p l^-1`, and
 //! `da = tril(s + s^T) - diag(s)`, on the lower triangle that `a` is read from.
@@ -32,6 +34,20 @@ fn t(b: &mut Builder, x: TExpr) -> TExpr {
     b.transpose(x, &[1, 0])
 }
 
+/// `u v^T` of the type of `a`: an outer product of vectors, or a matrix product.
+fn outer_or_product(b: &mut Builder, u: TExpr, v: TExpr, a: &TExpr) -> TExpr {
+    if v.ty.rank() == 1 {
+        let col = b.expand(u, 1);
+        let col = b.like(col, a);
+        let row = b.expand(v, 0);
+        let row = b.like(row, a);
+        b.mul(col, row)
+    } else {
+        let vt = t(b, v);
+        b.op(Op::MatMul, vec![u, vt], a.ty.clone())
+    }
+}
+
 pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
     match op {
         Op::SolveTriangular { lower } => {
@@ -39,16 +55,7 @@ pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             let at = t(b, a.clone());
             let db = solve(b, at, ct, !lower);
             let da = n.active[0].then(|| {
-                let prod = if x.ty.rank() == 1 {
-                    let col = b.expand(db.clone(), 1);
-                    let col = b.like(col, &a);
-                    let row = b.expand(x.clone(), 0);
-                    let row = b.like(row, &a);
-                    b.mul(col, row)
-                } else {
-                    let xt = t(b, x.clone());
-                    b.op(Op::MatMul, vec![db.clone(), xt], a.ty.clone())
-                };
+                let prod = outer_or_product(b, db.clone(), x.clone(), &a);
                 let prod = b.neg(prod);
                 tri(b, prod, !lower)
             });
@@ -72,6 +79,29 @@ pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             let low = tri(b, sum, false);
             let ds = diagonal_part(b, s);
             Ok(vec![Some(b.sub(low, ds))])
+        }
+        Op::Solve => {
+            // db = solve(a^T, dx); da = -db x^T (every element of `a` is read).
+            let (a, x) = (n.args[0].clone(), n.out.clone());
+            let at = t(b, a.clone());
+            let db = b.op(Op::Solve, vec![at, ct], x.ty.clone());
+            let da = n.active[0].then(|| {
+                let prod = outer_or_product(b, db.clone(), x.clone(), &a);
+                b.neg(prod)
+            });
+            Ok(vec![da, n.active[1].then_some(db)])
+        }
+        Op::Det => {
+            // d det(a) / da = det(a) * inv(a)^T = det(a) * solve(a^T, I).
+            let (a, d) = (n.args[0].clone(), n.out.clone());
+            let at = t(b, a.clone());
+            let one = b.lit(a.ty.dtype, 1.0);
+            let ones = b.like(one, &a);
+            let eye = diagonal_part(b, ones);
+            let inv_t = b.op(Op::Solve, vec![at, eye], a.ty.clone());
+            let scale = b.mul(ct, d);
+            let scale = b.like(scale, &a);
+            Ok(vec![Some(b.mul(scale, inv_t))])
         }
         _ => Err(format!("`{}` has no derivative yet", op.name())),
     }
