@@ -69,10 +69,10 @@ _ADVANCED_INC = getattr(_subtensor, "AdvancedIncSubtensor", None)
 _ALLOC_DIAG = getattr(__import__("pytensor.tensor.basic", fromlist=["AllocDiag"]), "AllocDiag", None)
 # Linear algebra: `pytensor.tensor.linalg` in PyTensor 3.3, `slinalg` before.
 try:
-    from pytensor.tensor.linalg import Cholesky, Det, MatrixInverse, Solve, SolveTriangular
+    from pytensor.tensor.linalg import Cholesky, CholeskySolve, Det, MatrixInverse, Solve, SolveTriangular
 except ImportError:  # pragma: no cover
     from pytensor.tensor.nlinalg import Det, MatrixInverse
-    from pytensor.tensor.slinalg import Cholesky, Solve, SolveTriangular
+    from pytensor.tensor.slinalg import Cholesky, CholeskySolve, Solve, SolveTriangular
 
 
 def _is_int_index(v) -> bool:
@@ -390,6 +390,9 @@ def _check_node(node, at: str) -> None:
             raise NotImplementedError(f"{at}: a solve that assumes a `{op.assume_a}` matrix")
         if node.inputs[0].type.ndim != 2 or node.inputs[1].type.ndim not in (1, 2):
             raise NotImplementedError(f"{at}: a batched solve")
+    elif isinstance(op, CholeskySolve):
+        if node.inputs[0].type.ndim != 2 or node.inputs[1].type.ndim not in (1, 2):
+            raise NotImplementedError(f"{at}: a batched solve with a Cholesky factor")
     elif isinstance(op, (Det, MatrixInverse)):
         if node.inputs[0].type.ndim != 2:
             raise NotImplementedError(f"{at}: a batched `{type(op).__name__}`")
@@ -753,6 +756,8 @@ class _Describer:
             self.simple(node, "cholesky", [node.inputs[0]], at, lower=bool(op.lower))
         elif isinstance(op, SolveTriangular):
             self.simple(node, "solve_triangular", node.inputs[:2], at, lower=bool(op.lower))
+        elif isinstance(op, CholeskySolve):
+            self.simple(node, "cholesky_solve", node.inputs[:2], at, lower=bool(op.lower))
         elif isinstance(op, Solve):
             self.simple(node, "solve", node.inputs[:2], at)
         elif isinstance(op, Det):

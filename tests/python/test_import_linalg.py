@@ -126,3 +126,11 @@ def test_det_and_inverse():
     # (Their gradients are rewritten by PyTensor into an `LUFactor`, which ptl lacks.)
     a = pt.matrix("a")
     _compare([a], [pt.linalg.det(a), pt.linalg.inv(a) * 2.0], [_m])
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_solve_of_a_positive_definite_matrix_through_its_factor(lower):
+    # PyTensor rewrites it to `CholeskySolve` of the factor.
+    a, b = pt.matrix("a"), pt.vector("b")
+    x = pt.linalg.solve(a, b, assume_a="pos", lower=lower)
+    _compare([a, b], x, [SPD, V])

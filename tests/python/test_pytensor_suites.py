@@ -106,8 +106,8 @@ CASES = {
 # Cases whose graphs hold ops ptl cannot express yet (they run in mode PTL with fallback
 # islands): setting one element of a rank-3 array (an index on several axes), advanced
 # indexing with several index arrays on axes of sizes known only at run time or a boolean
-# mask, sorting, padding, and the factorisations PyTensor rewrites solves into (`LUFactor`,
-# `CholeskySolve`).
+# mask, sorting, padding. (PyTensor rewrites a general solve into an `LUFactor`, which ptl
+# lacks; a positive definite one into `CholeskySolve`, which it has.)
 FALLBACK = {
     "set_basic",
     "advanced_subtensor_two_arrays",
@@ -116,7 +116,6 @@ FALLBACK = {
     "set_boolean_mask",
     "pad",
     "sort",
-    "cholesky_solve",
 }
 
 

@@ -215,6 +215,9 @@ pub enum NodeKind {
     Cholesky { lower: bool },
     /// PyTensor's `SolveTriangular` without a unit diagonal: inputs `a`, `b`.
     SolveTriangular { lower: bool },
+    /// PyTensor's `CholeskySolve`: inputs the factor `c` (lower, or upper when `lower` is
+    /// false) of `a` and `b`; `x` with `a @ x = b`, by two triangular solves.
+    CholeskySolve { lower: bool },
     /// PyTensor's `Solve` of a general matrix: inputs `a`, `b`.
     Solve,
     /// PyTensor's `Det`.

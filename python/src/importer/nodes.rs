@@ -257,6 +257,15 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
                 builtin(Builtin::Transpose, vec![builtin(Builtin::Cholesky, vec![t]), swap()])
             }
         }
+        NodeKind::CholeskySolve { lower } => {
+            let [c, rhs] = inputs(node)?;
+            let c = b.operand(c, dt, at)?;
+            let ct = builtin(Builtin::Transpose, vec![c.clone(), int_list([1, 0])]);
+            // a = l l^T: l y = b, then l^T x = y (l = c, or c^T for an upper factor).
+            let (l, lt) = if *lower { (c, ct) } else { (ct, c) };
+            let y = builtin(Builtin::SolveTriangular, vec![l, b.operand(rhs, dt, at)?, boolean(true)]);
+            builtin(Builtin::SolveTriangular, vec![lt, y, boolean(false)])
+        }
         NodeKind::Solve => {
             let [a, rhs] = inputs(node)?;
             builtin(Builtin::Solve, vec![b.operand(a, dt, at)?, b.operand(rhs, dt, at)?])

@@ -61,8 +61,13 @@ pub fn lower<'c, 'a>(
     let av = retyped(e, av, &a_ty, &square)?;
     let var = |name: &str, ty: &TensorType| TExpr::new(TExprKind::Var(name.to_string()), ty.clone(), node.span.clone());
     let a_var = var("%a", &a_ty);
+    // The result's shape is `a`'s (cholesky), the right-hand side's (solves) or a scalar.
+    let mut shaped_like = Some(av);
     let (lets, result): Decomposition = match op {
         Op::Cholesky | Op::Det => {
+            if *op == Op::Det {
+                shaped_like = None;
+            }
             sc.bind("%a", av);
             if *op == Op::Det { decompose::det(&a_var) } else { decompose::cholesky(&a_var) }
         }
@@ -80,6 +85,7 @@ pub fn lower<'c, 'a>(
             }
             let b_ty = TensorType::new(node.ty.dtype, dims);
             let bv = retyped(e, bv, &b_ty, &rows)?;
+            shaped_like = Some(bv);
             sc.bind("%a", av);
             sc.bind("%b", bv);
             match op {
@@ -89,6 +95,22 @@ pub fn lower<'c, 'a>(
         }
         _ => return Err(LowerError::Internal(format!("`{op}` is not a linear-algebra op"))),
     };
+    if crate::checks::in_twin() {
+        // A checks-only twin has every check of the op above; the decomposition's own checks
+        // (indices it makes in range) cannot fail. It stands as zeros of the result's shape:
+        // IREE 3.13 failed to compile some twins holding the loops ("'arith.subf' op requires
+        // the same type for all operands and results", two solves in a row).
+        let mut dynamic = Vec::new();
+        for (axis, d) in node.ty.dims.iter().enumerate() {
+            if !matches!(d, Dim::Static(_)) {
+                let like = shaped_like.ok_or_else(|| LowerError::Internal(format!("`{op}` with a dynamic result")))?;
+                dynamic.push(e.dim(like, axis)?);
+            }
+        }
+        let zero = e.const_scalar(node.ty.dtype, 0.0)?;
+        let zeros = e.filled(&crate::emitter::static_shape(&node.ty.dims), node.ty.dtype, &dynamic, zero)?;
+        return e.cast_tensor(zeros, tensor_type(e.ctx, &node.ty), &node.ty);
+    }
     for l in &lets {
         bind_let(e, &mut sc, prog, l)?;
     }
