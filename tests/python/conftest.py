@@ -86,3 +86,23 @@ def assert_same(got, want, rtol=None, atol=None):
         )
     else:
         np.testing.assert_array_equal(got, want)
+
+
+def compare_strict(inputs, outputs, args, **tol):
+    """`outputs` in mode "PTL_STRICT" (every node through ptl, nothing left to PyTensor) against
+    PyTensor's own result, and the same program run by ptl's interpreter; the function."""
+    import pytensor
+
+    from pytensor_ptl import from_fgraph
+
+    want = pytensor.function(inputs, outputs, mode="FAST_COMPILE")(*args)
+    f = pytensor.function(inputs, outputs, mode="PTL_STRICT")
+    got = f(*args)
+    if not isinstance(outputs, list):
+        got, want = [got], [want]
+    for g, w in zip(got, want):
+        assert_same(g, w, **tol)
+    prog = from_fgraph(f.maker.fgraph)
+    for g, w in zip(prog.interpret(*args), want):
+        assert_same(g, w, **tol)
+    return f

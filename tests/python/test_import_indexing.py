@@ -8,26 +8,15 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from conftest import assert_same
+from conftest import assert_same, compare_strict
 
 from pytensor_ptl import from_fgraph
+
 
 rng = np.random.default_rng(11)
 
 
-def _compare(inputs, outputs, args):
-    want = pytensor.function(inputs, outputs, mode="FAST_COMPILE")(*args)
-    f = pytensor.function(inputs, outputs, mode="PTL_STRICT")
-    got = f(*args)
-    if not isinstance(outputs, list):
-        got, want = [got], [want]
-    for g, w in zip(got, want):
-        assert_same(g, w)
-    # The interpreter runs the same program to the same values.
-    prog = from_fgraph(f.maker.fgraph)
-    for g, w in zip(prog.interpret(*args), want):
-        assert_same(g, w)
-    return f
+_compare = compare_strict
 
 
 M = rng.standard_normal((5, 4))

@@ -8,9 +8,8 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from conftest import assert_same
+from conftest import assert_same, compare_strict
 
-from pytensor_ptl import from_fgraph
 
 rng = np.random.default_rng(5)
 _m = rng.standard_normal((5, 5))
@@ -19,18 +18,7 @@ B = rng.standard_normal((5, 3))
 V = rng.standard_normal(5)
 
 
-def _compare(inputs, outputs, args):
-    want = pytensor.function(inputs, outputs, mode="FAST_COMPILE")(*args)
-    f = pytensor.function(inputs, outputs, mode="PTL_STRICT")
-    got = f(*args)
-    if not isinstance(outputs, list):
-        got, want = [got], [want]
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
-    prog = from_fgraph(f.maker.fgraph)
-    for g, w in zip(prog.interpret(*args), want):
-        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
-    return f
+_compare = compare_strict
 
 
 @pytest.mark.parametrize("lower", [True, False])

@@ -47,32 +47,6 @@ fn counts(b: &mut Builder, like: &TExpr) -> TExpr {
     b.sub(run, one)
 }
 
-/// A `loop` with one state value of type `ty`, from `init`, over `0..stop`; `step` makes
-/// the body from the builder, the state and the counter.
-fn loop_over(b: &mut Builder, init: TExpr, stop: TExpr, step: impl FnOnce(&mut Builder, TExpr, TExpr) -> TExpr) -> TExpr {
-    let ty = init.ty.clone();
-    let state = b.fresh();
-    let counter = b.fresh();
-    let mut inner = b.nested();
-    let s = inner.var(&state, ty.clone());
-    let j = inner.var(&counter, TensorType::scalar(DType::I64));
-    let next = step(&mut inner, s, j);
-    b.resume(&inner);
-    let start = b.lit(DType::I64, 0.0);
-    let l = TLoop {
-        scan: false,
-        state: vec![state],
-        init: vec![init],
-        counter,
-        start,
-        stop,
-        body: TBlock { lets: inner.lets, results: vec![next] },
-        results: vec![ty.clone()],
-    };
-    let span = b.span.clone();
-    b.bind(TExpr::new(TExprKind::Loop(Box::new(l)), ty, span))
-}
-
 /// A `loop` with several state values, from `inits`, over `0..stop`; `step` makes the next
 /// values from the builder, the state and the counter.
 fn loop_many(b: &mut Builder, inits: Vec<TExpr>, stop: TExpr, step: impl FnOnce(&mut Builder, Vec<TExpr>, TExpr) -> Vec<TExpr>) -> Vec<TExpr> {
@@ -97,6 +71,23 @@ fn loop_many(b: &mut Builder, inits: Vec<TExpr>, stop: TExpr, step: impl FnOnce(
     };
     let span = b.span.clone();
     b.bind_multi(TExpr::new(TExprKind::Loop(Box::new(l)), tys[0].clone(), span))
+}
+
+/// A `loop` with one state value.
+fn loop_over(b: &mut Builder, init: TExpr, stop: TExpr, step: impl FnOnce(&mut Builder, TExpr, TExpr) -> TExpr) -> TExpr {
+    let out = loop_many(b, vec![init], stop, |b, s, j| vec![step(b, s[0].clone(), j)]);
+    out[0].clone()
+}
+
+/// A builder for the decomposition of the square `a`, with what its loops over the rows
+/// share: the type of a column, the vector `0, 1, ..., n - 1` and `n`.
+fn rows_of(a: &TExpr) -> (Builder, TensorType, TExpr, TExpr) {
+    let mut b = Builder::new(a.span.clone(), FIRST_NAME);
+    let vec_ty = TensorType::new(a.ty.dtype, vec![a.ty.dims[0].clone()]);
+    let diag = b.op(Op::Diagonal, vec![a.clone()], vec_ty.clone());
+    let idx = counts(&mut b, &diag);
+    let n = b.dim_size(a, 0);
+    (b, vec_ty, idx, n)
 }
 
 /// `x` with rows `i` and `j` swapped (`i`, `j`: `i64` scalars).
@@ -163,11 +154,7 @@ fn eliminate(b: &mut Builder, idx: &TExpr, u: TExpr, c: Option<TExpr>, j: TExpr)
 /// Gaussian elimination with partial pivoting (as LAPACK's `getrf`) on `a` and `rhs`
 /// together, then the upper-triangular system that remains.
 pub fn solve(a: &TExpr, rhs: &TExpr) -> Decomposition {
-    let mut b = Builder::new(a.span.clone(), FIRST_NAME);
-    let vec_ty = TensorType::new(a.ty.dtype, vec![a.ty.dims[0].clone()]);
-    let diag = b.op(Op::Diagonal, vec![a.clone()], vec_ty);
-    let idx = counts(&mut b, &diag);
-    let n = b.dim_size(a, 0);
+    let (mut b, _, idx, n) = rows_of(a);
     let out = loop_many(&mut b, vec![a.clone(), rhs.clone()], n, |b, s, j| {
         let (u, c, _) = eliminate(b, &idx, s[0].clone(), Some(s[1].clone()), j);
         vec![u, c.expect("the right-hand side")]
@@ -179,13 +166,8 @@ pub fn solve(a: &TExpr, rhs: &TExpr) -> Decomposition {
 /// `det(a)`, `a` of type `T[n, n]`: the product of the pivots of Gaussian elimination with
 /// partial pivoting, negated once per row swap.
 pub fn det(a: &TExpr) -> Decomposition {
-    let mut b = Builder::new(a.span.clone(), FIRST_NAME);
-    let dt = a.ty.dtype;
-    let vec_ty = TensorType::new(dt, vec![a.ty.dims[0].clone()]);
-    let diag = b.op(Op::Diagonal, vec![a.clone()], vec_ty.clone());
-    let idx = counts(&mut b, &diag);
-    let n = b.dim_size(a, 0);
-    let one = b.lit(dt, 1.0);
+    let (mut b, vec_ty, idx, n) = rows_of(a);
+    let one = b.lit(a.ty.dtype, 1.0);
     let out = loop_many(&mut b, vec![a.clone(), one], n, |b, s, j| {
         let (u, _, swapped) = eliminate(b, &idx, s[0].clone(), None, j);
         let flipped = b.neg(s[1].clone());
@@ -203,12 +185,8 @@ pub fn det(a: &TExpr) -> Decomposition {
 /// the finished rows only): `sqrt(w[j])` at `j`, `w[i] / sqrt(w[j])` after it, zero before.
 /// A pivot `w[j]` that is not positive makes the row NaN; a NaN anywhere makes all of it NaN.
 pub fn cholesky(a: &TExpr) -> Decomposition {
-    let mut b = Builder::new(a.span.clone(), FIRST_NAME);
+    let (mut b, vec_ty, idx, n) = rows_of(a);
     let dt = a.ty.dtype;
-    let vec_ty = TensorType::new(dt, vec![a.ty.dims[0].clone()]);
-    let diag = b.op(Op::Diagonal, vec![a.clone()], vec_ty.clone());
-    let idx = counts(&mut b, &diag);
-    let n = b.dim_size(a, 0);
     let zeros = b.zeros_like(a);
     let r = loop_over(&mut b, zeros, n, |b, r, j| {
         let column = vec![SliceAxis::Full, SliceAxis::Index];
