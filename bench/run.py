@@ -47,6 +47,7 @@ REDUCE_SHAPES = [(8, 8), (250, 400), (2500, 4000)]
 SOFTMAX_SHAPES = [(8, 8), (250, 400), (1000, 1000)]
 MATMUL_SIZES = [64, 256, 1024]
 MATVEC_SIZES = [256, 1024, 4096]
+CHOLESKY_SIZES = [10, 100]
 COPY_SIZE = 20_000_000
 
 # Engine::call currently costs milliseconds (see the tiny case), so the default soak is shorter
@@ -227,6 +228,19 @@ def python_worker(out_path: Path, only: str | None) -> None:
                 add("pymc_logp_dlogp", 5, impl, lambda fn=fn: fn(point))
         except ImportError as e:
             skipped["pymc_logp_dlogp"] = f"{type(e).__name__}: {str(e)[:200]}"
+
+    # A Cholesky factor: LAPACK's potrf in NumPy and PyTensor; ptl's loop of vector steps.
+    if want("cholesky") and pytensor is not None:
+        tA = pt.dmatrix("A")
+        chol_fns = {impl: pt_function([tA], pt.linalg.cholesky(tA), mode, impl) for impl, mode in pt_modes.items()}
+        for n in CHOLESKY_SIZES:
+            m = det((n, n), 4, np.float64)
+            spd = m @ m.T + n * np.eye(n)
+            add("cholesky", n, "numpy", lambda spd=spd: np.linalg.cholesky(spd))
+            for impl, f in chol_fns.items():
+                if f is not None:
+                    np.testing.assert_allclose(f(spd), np.linalg.cholesky(spd), rtol=1e-10, atol=1e-12)
+                    add("cholesky", n, impl, lambda f=f, spd=spd: f(spd))
 
     # Memory bandwidth: a copy of COPY_SIZE doubles (read + write).
     if want("copy"):
