@@ -110,7 +110,9 @@ impl Checker {
     fn diag_matrix(&mut self, x: Typed, span: &Span) -> Option<TExpr> {
         let dt = x.dtype();
         let ones = fill_like(dt, 1.0, &x.e, span);
-        let m = self.binary(BinaryOp::Mul, "`diag`", expand(x, 1), expand(Typed::strong(ones), 0), span.clone())?.e;
+        // (For bools, `and` with true.)
+        let spread = if dt == DType::Bool { BinaryOp::LogicalAnd } else { BinaryOp::Mul };
+        let m = self.binary(spread, "diag", expand(x, 1), expand(Typed::strong(ones), 0), span.clone())?.e;
         let counts = fill_like(DType::I64, 1.0, &m, span);
         let i = TExpr::op(Op::Scan { prod: false, axis: 0 }, vec![counts.clone()], counts.ty.clone(), span.clone());
         let j = TExpr::op(Op::Scan { prod: false, axis: 1 }, vec![counts.clone()], counts.ty.clone(), span.clone());
