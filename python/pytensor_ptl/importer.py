@@ -112,40 +112,59 @@ def _is_scatter(node) -> bool:
 
 
 def _multi_index(node):
-    """k, where `node` indexes the first k >= 2 axes of its array with k integer arrays
-    (PyTensor's `AdvancedSubtensor` / `AdvancedIncSubtensor` of index list (0, 1, ..., k - 1)):
-    ptl computes it on the array reshaped to one leading axis of the indexed axes, at flat
-    indices. Else None."""
+    """(s, k), where `node` indexes the axes s, ..., s + k - 1 of its array with k >= 2 integer
+    arrays and takes the s axes before them whole (PyTensor's `AdvancedSubtensor` /
+    `AdvancedIncSubtensor` of index list (:, ..., :, 0, 1, ..., k - 1)): ptl computes it on the
+    array with the indexed axes moved to the front and reshaped to one, at flat indices.
+    Else None."""
     op = node.op
     inc = _ADVANCED_INC is not None and isinstance(op, _ADVANCED_INC)
     if not (inc or (_ADVANCED_SUB is not None and isinstance(op, _ADVANCED_SUB))):
         return None
     idx = node.inputs[2 if inc else 1 :]
     k = len(idx)
-    if k < 2 or tuple(getattr(op, "idx_list", ())) != tuple(range(k)):
+    items = tuple(getattr(op, "idx_list", ()))
+    s = len(items) - k
+    if k < 2 or s < 0 or items[s:] != tuple(range(k)):
+        return None
+    if any(not (isinstance(it, slice) and (it.start, it.stop, it.step) == (None, None, None)) for it in items[:s]):
         return None
     if inc and not op.set_instead_of_inc and getattr(op, "ignore_duplicates", False):
         return None
     if any(getattr(i.type, "dtype", "")[:3] not in ("int", "uin") or i.type.ndim == 0 for i in idx):
         return None
-    return k
+    return s, k
 
 
-def _multi_index_shapes(node, k, at):
-    """The static sizes of the k indexed axes, the array's shape, and (for a set or an
-    increment) the static shape of the indexed part. PyTensor's static types must give them
-    (the indexed axes' sizes, and every size of a set's or increment's operands): ptl writes
-    the flattening as a reshape to sizes it knows."""
+def _multi_index_shapes(node, s, k, at):
+    """The static sizes of the k indexed axes, the array's shape, the rank of the broadcast
+    index arrays, and (for a set or an increment) the static shape of the indexed part, in
+    NumPy's order (the s whole axes, the indices', the rest). PyTensor's static types must
+    give them (the indexed axes' sizes, and every size of a set's or increment's operands):
+    ptl writes the flattening as a reshape to sizes it knows."""
     x = node.inputs[0]
     inc = _ADVANCED_INC is not None and isinstance(node.op, _ADVANCED_INC)
     idx = node.inputs[2 if inc else 1 :]
     shape = [None if d is None else int(d) for d in x.type.shape]
-    if any(d is None for d in shape[:k]) or shape[k:].count(None) > (0 if inc else 1):
+    others = shape[:s] + shape[s + k :]
+    if any(d is None for d in shape[s : s + k]) or others.count(None) > (0 if inc else 1):
         raise NotImplementedError(f"{at}: advanced indexing of an array whose indexed dims are known only at run time")
     lead = np.broadcast_shapes(*[tuple(1 if d is None else d for d in i.type.shape) for i in idx])
     if inc and any(d is None for i in idx for d in i.type.shape):
         raise NotImplementedError(f"{at}: advanced indexing with index arrays of sizes known only at run time")
-    return shape[:k], shape, [int(d) for d in lead] + shape[k:]
+    values = shape[:s] + [int(d) for d in lead] + shape[s + k :]
+    return shape[s : s + k], shape, len(lead), values
+
+
+def _batched_diagonal(node):
+    """n, where `node` is the main diagonal of the last two axes (static, both n) of an array
+    of rank 3 or more (PyTensor's `ExtractDiag` of a batch of matrices). Else None."""
+    op, x = node.op, node.inputs[0]
+    nd = x.type.ndim
+    if not isinstance(op, ExtractDiag) or nd < 3 or op.offset != 0 or sorted((op.axis1, op.axis2)) != [nd - 2, nd - 1]:
+        return None
+    r, c = x.type.shape[-2:]
+    return int(r) if r is not None and r == c else None
 
 
 def _alloc_diag(node) -> bool:
@@ -367,7 +386,7 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
         pass
     elif _multi_index(node) is not None:
-        _multi_index_shapes(node, _multi_index(node), at)
+        _multi_index_shapes(node, *_multi_index(node), at)
     elif _alloc_diag(node):
         pass
     elif isinstance(op, _BATCHED_DOT):
@@ -402,7 +421,7 @@ def _check_node(node, at: str) -> None:
         if node.inputs[0].type.ndim != 2 or node.inputs[1].type.ndim not in (1, 2):
             raise NotImplementedError(f"{at}: a batched triangular solve")
     elif isinstance(op, ExtractDiag):
-        if (op.offset, op.axis1, op.axis2) != (0, 0, 1) or node.inputs[0].type.ndim != 2:
+        if _batched_diagonal(node) is None and ((op.offset, op.axis1, op.axis2) != (0, 0, 1) or node.inputs[0].type.ndim != 2):
             raise NotImplementedError(f"{at}: a diagonal other than the main one of a matrix")
     elif isinstance(op, (DimShuffle, Dot, Alloc, Reshape, SpecifyShape, Subtensor) + _BLAS_DOT + _BLAS_GEMV + _BLAS_GEMM):
         pass
@@ -736,11 +755,12 @@ class _Describer:
         elif _take_axis(node) is not None:
             self.simple(node, "take", node.inputs[:2], at, axis=_take_axis(node))
         elif _multi_index(node) is not None:
-            sizes, shape, values = _multi_index_shapes(node, _multi_index(node), at)
+            s, k = _multi_index(node)
+            sizes, shape, rank, values = _multi_index_shapes(node, s, k, at)
             if _ADVANCED_INC is not None and isinstance(op, _ADVANCED_INC):
-                self.simple(node, "scatter_multi", node.inputs, at, sizes=sizes, shape=shape, values=values, set=bool(op.set_instead_of_inc))
+                self.simple(node, "scatter_multi", node.inputs, at, sizes=sizes, shape=shape, values=values, set=bool(op.set_instead_of_inc), lead=s, index_rank=rank)
             else:
-                self.simple(node, "gather", node.inputs, at, sizes=sizes, shape=shape)
+                self.simple(node, "gather", node.inputs, at, sizes=sizes, shape=shape, lead=s, index_rank=rank)
         elif _is_scatter(node):
             self.simple(node, "scatter", node.inputs[:3], at, set=bool(op.set_instead_of_inc))
         elif isinstance(op, Argmax):
@@ -750,6 +770,8 @@ class _Describer:
         elif isinstance(op, CumOp):
             axis = 0 if op.axis is None else int(op.axis)
             self.simple(node, "cumulative", [node.inputs[0]], at, prod=op.mode == "mul", axis=axis)
+        elif isinstance(op, ExtractDiag) and node.inputs[0].type.ndim > 2:
+            self.simple(node, "batched_diagonal", [node.inputs[0]], at, n=_batched_diagonal(node), rank=node.inputs[0].type.ndim)
         elif isinstance(op, ExtractDiag):
             self.simple(node, "diagonal", [node.inputs[0]], at)
         elif isinstance(op, Cholesky):
@@ -872,10 +894,27 @@ class _Describer:
         if isinstance(it, slice):
             item = {"slice": [self.bound(p, extra, 2) for p in (it.start, it.stop, it.step)]}
             if item["slice"][2] not in (None, 1):
-                raise NotImplementedError(f"{at}: setting or adding to a slice with a step")
+                self.set_strided(node, it, at)
+                return
         else:
             item = {"index": self.bound(it, extra, 2)}
         self.simple(node, "set_subtensor", [x, y] + extra, at, item=item, set=bool(op.set_instead_of_inc))
+
+    def set_strided(self, node, it, at):
+        """`x[a:b:step] = y` (or `+=`) on the first axis, the bounds and `x`'s length known
+        before run time: a scatter at the slice's indices (none repeats)."""
+        x, y = node.inputs[0], node.inputs[1]
+        bounds = [None if p is None else self.value_of(p) for p in (it.start, it.stop, it.step)]
+        n = x.type.shape[0] if x.type.ndim else None
+        if n is None or any(p is not None and b is None for p, b in zip((it.start, it.stop, it.step), bounds)):
+            raise NotImplementedError(f"{at}: setting or adding to a slice with a step, bounds or length known only at run time")
+        idx = np.arange(n, dtype="int64")[slice(*[None if b is None else int(b) for b in bounds])]
+        if tuple(y.type.shape) != (len(idx),) + tuple(x.type.shape[1:]):
+            raise NotImplementedError(f"{at}: setting or adding to a slice with a step, from a value of another shape")
+        out = self.fresh()
+        ins = [self.id_of(x), self.id_of(y), self.const(idx)]
+        self.emit("scatter", ins, out, _ptl_dtype(node.outputs[0].type.dtype, at), at, set=bool(node.op.set_instead_of_inc))
+        self.ids[node.outputs[0]] = out
 
     def static_size(self, x, axis):
         """The static size of axis `axis` of `x`, or None; an inlined graph's input has its

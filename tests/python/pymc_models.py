@@ -165,6 +165,16 @@ def dirichlet_multinomial():
     return m
 
 
+def mvnormal_lkj():
+    rng = np.random.default_rng(16)
+    y = rng.multivariate_normal([0.0, 1.0, 2.0], [[1.0, 0.3, 0.0], [0.3, 1.0, 0.2], [0.0, 0.2, 1.0]], size=20)
+    with pm.Model() as m:
+        chol, _, _ = pm.LKJCholeskyCov("c", n=3, eta=2.0, sd_dist=pm.Exponential.dist(1.0), compute_corr=True)
+        mu = pm.Normal("mu", 0, 1, shape=3)
+        pm.MvNormal("y", mu=mu, chol=chol, observed=y)
+    return m
+
+
 MODELS = {
     f.__name__: f
     for f in [
@@ -183,5 +193,6 @@ MODELS = {
         gamma,
         gaussian_process,
         dirichlet_multinomial,
+        mvnormal_lkj,
     ]
 }

@@ -122,3 +122,31 @@ def test_solve_of_a_positive_definite_matrix_through_its_factor(lower):
     a, b = pt.matrix("a"), pt.vector("b")
     x = pt.linalg.solve(a, b, assume_a="pos", lower=lower)
     _compare([a, b], x, [SPD, V])
+
+
+@pytest.mark.parametrize("set_", [True, False])
+def test_set_and_increment_a_slice_with_a_step(set_):
+    x, y, z = pt.vector("x", shape=(7,)), pt.vector("y", shape=(3,)), pt.vector("z", shape=(2,))
+    op = pt.set_subtensor if set_ else pt.inc_subtensor
+    _compare([x, y, z], [op(x[1::3], z), op(x[5:0:-2], y * 2.0)], [np.arange(7.0), V[:3], V[3:]])
+
+
+def test_diagonals_of_a_batch_of_matrices():
+    x = pt.tensor3("x", shape=(2, 3, 3))
+    data = rng.standard_normal((2, 3, 3))
+    data[0, 0, 1] = np.inf  # off the diagonal: must not reach it
+    _compare([x], [pt.diagonal(x, axis1=1, axis2=2) * 2.0, pt.diagonal(x, axis1=2, axis2=1)], [data])
+
+
+@pytest.mark.parametrize("kind", ["get", "set", "inc"])
+def test_index_arrays_after_whole_axes(kind):
+    x = pt.tensor3("x", shape=(2, 3, 4))
+    i, j = pt.lvector("i", shape=(5,)), pt.lvector("j", shape=(5,))
+    y = pt.matrix("y", shape=(2, 5))
+    data = rng.standard_normal((2, 3, 4))
+    ii, jj = np.array([0, 2, -1, 1, 0]), np.array([3, 0, 1, 1, 3])
+    if kind == "get":
+        _compare([x, i, j], x[:, i, j] * 2.0, [data, ii, jj])
+    else:
+        op = pt.set_subtensor if kind == "set" else pt.inc_subtensor
+        _compare([x, y, i, j], op(x[:, i, j], y), [data, rng.standard_normal((2, 5)), ii, jj])

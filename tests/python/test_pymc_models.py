@@ -16,8 +16,8 @@ from pytensor_ptl.islands import Fallback, IslandGraph  # noqa: E402
 from pytensor_ptl.linker import _PerShape  # noqa: E402
 
 # The ops that still run with PyTensor's own implementation, per model, and why. None does:
-# the Gaussian process's Cholesky factor, triangular solves and diagonal matrices, and the
-# softmax regression's `p[arange(n), y]`, all run as ptl.
+# the Gaussian process's Cholesky factor, triangular solves and diagonal matrices, the
+# softmax regression's `p[arange(n), y]` and the LKJ prior's packed triangle all run as ptl.
 FALLBACKS: dict[str, set[str]] = {}
 
 

@@ -200,16 +200,19 @@ pub enum NodeKind {
     Cumulative { prod: bool, axis: i64 },
     /// The main diagonal of a matrix (PyTensor's `ExtractDiag` with offset 0 on axes 0, 1).
     Diagonal,
+    /// The main diagonals of the last two axes (both of static size `n`) of a batch of
+    /// matrices of rank `rank` (PyTensor's `ExtractDiag` of rank 3 or more).
+    BatchedDiagonal { n: u64, rank: usize },
     /// PyTensor's `AllocDiag` of a vector on the main diagonal: `diag(v)`.
     AllocDiag,
-    /// `x[i0, i1, ...]` with integer arrays on the first `sizes.len()` axes (static sizes
-    /// `sizes`; `shape` is `x`'s, with at most one `None` after them): inputs `x`, then the
-    /// index arrays.
-    Gather { sizes: Vec<u64>, shape: Vec<Option<u64>> },
-    /// `x[i0, i1, ...] = y` (`set`) or `+= y` (repeated indices adding up): inputs `x`, `y`,
-    /// then the index arrays; `values` is the static shape of `x[i0, i1, ...]`, to which `y`
-    /// is broadcast.
-    ScatterMulti { sizes: Vec<u64>, shape: Vec<Option<u64>>, values: Vec<u64>, set: bool },
+    /// `x[:, ..., :, i0, i1, ...]`: `lead` whole axes, then integer arrays (broadcast to rank
+    /// `index_rank`) on the next `sizes.len()` axes, of static sizes `sizes`; `shape` is `x`'s,
+    /// with at most one `None` outside the indexed axes. Inputs `x`, then the index arrays.
+    Gather { sizes: Vec<u64>, shape: Vec<Option<u64>>, lead: usize, index_rank: usize },
+    /// `x[:, ..., :, i0, i1, ...] = y` (`set`) or `+= y` (repeated indices adding up): inputs
+    /// `x`, `y`, then the index arrays; `values` is the static shape of the indexed part in
+    /// NumPy's order (the whole axes, the indices', the rest), to which `y` is broadcast.
+    ScatterMulti { sizes: Vec<u64>, shape: Vec<Option<u64>>, values: Vec<u64>, set: bool, lead: usize, index_rank: usize },
     /// PyTensor's `Cholesky`: the lower factor, or (`lower` false) the upper one, read from
     /// the upper triangle.
     Cholesky { lower: bool },

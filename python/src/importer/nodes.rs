@@ -222,28 +222,45 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let [x] = inputs(node)?;
             builtin(Builtin::Diagonal, vec![b.operand(x, dt, at)?])
         }
+        NodeKind::BatchedDiagonal { n, rank } => {
+            // sum(where(eye(n) != 0, x, 0), last axis): only the diagonal is added, to zeros.
+            let [x] = inputs(node)?;
+            let on = bin(BinOp::Ne, builtin(Builtin::Eye, vec![size(*n, at)?]), float(0.0));
+            let kept = builtin(Builtin::Where, vec![on, b.operand(x, dt, at)?, cast(float(0.0), dt)]);
+            builtin(Builtin::Reduce(ReduceOp::Sum), vec![kept, int_list([*rank as i64 - 1])])
+        }
         NodeKind::AllocDiag => {
             let [v] = inputs(node)?;
             builtin(Builtin::Diag, vec![b.operand(v, dt, at)?])
         }
-        NodeKind::Gather { sizes, shape } => {
+        NodeKind::Gather { sizes, shape, lead, index_rank } => {
             let (&x, idx) = node.inputs.split_first().ok_or_else(|| ImportError::malformed(at, "`gather` without an array"))?;
             let flat = flat_index(b, node, sizes, idx)?;
-            let rows = reshape_rows(b.operand(x, dt, at)?, sizes, shape, at)?;
-            builtin(Builtin::Take, vec![rows, flat, int(0)])
+            let (x, moved) = indexed_first(b.operand(x, dt, at)?, shape, *lead, sizes.len());
+            let rows = reshape_rows(x, sizes, &moved, at)?;
+            // take gives the indices' axes first; NumPy puts the whole axes before them.
+            let got = builtin(Builtin::Take, vec![rows, flat, int(0)]);
+            swap_blocks(got, *index_rank, *lead, moved.len() - sizes.len() - *lead)
         }
-        NodeKind::ScatterMulti { sizes, shape, values, set } => {
+        NodeKind::ScatterMulti { sizes, shape, values, set, lead, index_rank } => {
             let [x, y] = [node.inputs.first(), node.inputs.get(1)].map(|i| i.copied());
             let (Some(x), Some(y)) = (x, y) else {
                 return Err(ImportError::malformed(at, "`scatter_multi` without an array and values"));
             };
             let flat = flat_index(b, node, sizes, &node.inputs[2..])?;
-            let rows = reshape_rows(b.operand(x, dt, at)?, sizes, shape, at)?;
+            let k = sizes.len();
+            let (xm, moved) = indexed_first(b.operand(x, dt, at)?, shape, *lead, k);
+            let rows = reshape_rows(xm, sizes, &moved, at)?;
             let dims = ex(ExprKind::Array(values.iter().map(|&n| size(n, at)).collect::<Result<_>>()?));
             let y = builtin(Builtin::Broadcast, vec![b.operand(y, dt, at)?, dims]);
+            // The values in take's order: the indices' axes, then the whole ones.
+            let rest = values.len() - *lead - *index_rank;
+            let y = swap_blocks(y, *lead, *index_rank, rest);
             let scattered = builtin(Builtin::Scatter { add: !*set }, vec![rows, flat, y]);
-            let back = shape.iter().map(|d| d.map_or(Ok(ex(ExprKind::UnknownDim)), |n| size(n, at))).collect::<Result<_>>()?;
-            builtin(Builtin::Reshape, vec![scattered, ex(ExprKind::Array(back))])
+            let back = moved.iter().map(|d| d.map_or(Ok(ex(ExprKind::UnknownDim)), |n| size(n, at))).collect::<Result<_>>()?;
+            let reshaped = builtin(Builtin::Reshape, vec![scattered, ex(ExprKind::Array(back))]);
+            // The indexed axes back to their place.
+            swap_blocks(reshaped, k, *lead, shape.len() - k - *lead)
         }
         NodeKind::Cholesky { lower } => {
             let [x] = inputs(node)?;
@@ -343,6 +360,23 @@ fn flat_index(b: &Builder, node: &Node, sizes: &[u64], idx: &[usize]) -> Result<
         });
     }
     flat.ok_or_else(|| ImportError::malformed(at, "no index arrays"))
+}
+
+/// `x` with its axes `lead..lead + k` moved to the front, and its shape so permuted.
+fn indexed_first(x: Expr, shape: &[Option<u64>], lead: usize, k: usize) -> (Expr, Vec<Option<u64>>) {
+    let mut moved = shape[lead..lead + k].to_vec();
+    moved.extend(&shape[..lead]);
+    moved.extend(&shape[lead + k..]);
+    (swap_blocks(x, lead, k, shape.len() - lead - k), moved)
+}
+
+/// `x` (axes: a block of `a`, a block of `b`, then `rest`) with its first two blocks swapped.
+fn swap_blocks(x: Expr, a: usize, b: usize, rest: usize) -> Expr {
+    if a == 0 || b == 0 {
+        return x;
+    }
+    let perm = (a..a + b).chain(0..a).chain(a + b..a + b + rest).map(|i| i as i64);
+    builtin(Builtin::Transpose, vec![x, int_list(perm)])
 }
 
 /// `x` reshaped so that its first `sizes.len()` axes are one (`shape` is `x`'s).
