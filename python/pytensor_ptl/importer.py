@@ -38,6 +38,7 @@ from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import All, Any, Argmax, Dot, Max, Min, Prod, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.special import LogSoftmax, Softmax
+from pytensor.tensor import basic as _basic
 from pytensor.tensor import subtensor as _subtensor
 from pytensor.tensor.subtensor import IncSubtensor, Subtensor, indices_from_subtensor
 
@@ -66,7 +67,7 @@ try:
 except ImportError:
     _LOGSUMEXP = None
 _ADVANCED_INC = getattr(_subtensor, "AdvancedIncSubtensor", None)
-_ALLOC_DIAG = getattr(__import__("pytensor.tensor.basic", fromlist=["AllocDiag"]), "AllocDiag", None)
+_ALLOC_DIAG = getattr(_basic, "AllocDiag", None)
 # Linear algebra: `pytensor.tensor.linalg` in PyTensor 3.3, `slinalg` before.
 try:
     from pytensor.tensor.linalg import Cholesky, CholeskySolve, Det, MatrixInverse, Solve, SolveTriangular
@@ -385,8 +386,8 @@ def _check_node(node, at: str) -> None:
         raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
         pass
-    elif _multi_index(node) is not None:
-        _multi_index_shapes(node, *_multi_index(node), at)
+    elif (multi := _multi_index(node)) is not None:
+        _multi_index_shapes(node, *multi, at)
     elif _alloc_diag(node):
         pass
     elif isinstance(op, _BATCHED_DOT):
@@ -754,8 +755,8 @@ class _Describer:
             self.split(node, at)
         elif _take_axis(node) is not None:
             self.simple(node, "take", node.inputs[:2], at, axis=_take_axis(node))
-        elif _multi_index(node) is not None:
-            s, k = _multi_index(node)
+        elif (multi := _multi_index(node)) is not None:
+            s, k = multi
             sizes, shape, rank, values = _multi_index_shapes(node, s, k, at)
             if _ADVANCED_INC is not None and isinstance(op, _ADVANCED_INC):
                 self.simple(node, "scatter_multi", node.inputs, at, sizes=sizes, shape=shape, values=values, set=bool(op.set_instead_of_inc), lead=s, index_rank=rank)

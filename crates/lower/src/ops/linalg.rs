@@ -64,12 +64,14 @@ pub fn lower<'c, 'a>(
     // The result's shape is `a`'s (cholesky), the right-hand side's (solves) or a scalar.
     let mut shaped_like = Some(av);
     let (lets, result): Decomposition = match op {
-        Op::Cholesky | Op::Det => {
-            if *op == Op::Det {
-                shaped_like = None;
-            }
+        Op::Cholesky => {
             sc.bind("%a", av);
-            if *op == Op::Det { decompose::det(&a_var) } else { decompose::cholesky(&a_var) }
+            decompose::cholesky(&a_var)
+        }
+        Op::Det => {
+            shaped_like = None;
+            sc.bind("%a", av);
+            decompose::det(&a_var)
         }
         Op::SolveTriangular { .. } | Op::Solve => {
             let b = &operands[1];
