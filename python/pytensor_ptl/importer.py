@@ -34,6 +34,7 @@ from pytensor.tensor.basic import (
     TensorFromScalar,
 )
 from pytensor.tensor.extra_ops import CumOp
+from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import All, Any, Argmax, Dot, Max, Min, Prod, Sum
 from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
@@ -354,9 +355,10 @@ def unsupported_nodes(fgraph: FunctionGraph) -> dict:
     return dict(_node_support(fgraph, first_only=False))
 
 
-def _node_support(fgraph: FunctionGraph, first_only: bool):
+def _node_support(fgraph: FunctionGraph, first_only: bool, constants=None):
     # Values computed from shapes and constants only: folded before run time, whatever the op.
-    static = set()
+    # (`constants`: which of the graph's inputs an outer graph binds to constants.)
+    static = {i for i, c in zip(fgraph.inputs, constants or []) if c}
     for index, node in enumerate(fgraph.toposort()):
         if isinstance(node.op, (Shape, Shape_i)) or (
             node.inputs and all(isinstance(i, Constant) or i in static for i in node.inputs)
@@ -399,6 +401,9 @@ def _check_node(node, at: str) -> None:
         ndim = node.inputs[0].type.ndim
         if len(range(ndim) if op.axis is None else op.axis) != 1:
             raise NotImplementedError(f"{at}: argmax over {ndim if op.axis is None else len(op.axis)} axes")
+    elif isinstance(op, (SortOp, ArgSortOp)):
+        if not isinstance(getattr(op, "axis", None), int) or len(node.inputs) != 1:
+            raise NotImplementedError(f"{at}: a sort whose axis is an input")
     elif isinstance(op, CumOp):
         if op.axis is None and node.inputs[0].type.ndim != 1:
             raise NotImplementedError(f"{at}: a cumulative op over the flattened array")
@@ -431,7 +436,14 @@ def _check_node(node, at: str) -> None:
     elif _LOGSUMEXP is not None and isinstance(op, _LOGSUMEXP):
         pass
     elif isinstance(op, OpFromGraph):
-        check_supported(op.fgraph)
+        # An inner input bound to an outer constant is folded like any constant (an `int8`
+        # pad width, say): only the others need a ptl dtype.
+        for outer, inner in zip(node.inputs, op.fgraph.inputs):
+            dtype = getattr(inner.type, "dtype", None)
+            if not isinstance(outer, Constant) and dtype not in SUPPORTED_DTYPES:
+                raise NotImplementedError(f"{at}: an input of dtype {dtype or inner.type}, which ptl does not have")
+        for _, message in _node_support(op.fgraph, first_only=True, constants=[isinstance(i, Constant) for i in node.inputs]):
+            raise NotImplementedError(message)
     elif isinstance(op, (AllocEmpty, IncSubtensor)):
         pass  # only as the buffer of a scan's traced state (checked where it is described)
     elif isinstance(op, _ALIASES + _SHAPE_OPS):
@@ -768,6 +780,8 @@ class _Describer:
             ndim = node.inputs[0].type.ndim
             axis = 0 if op.axis is None else int(op.axis[0]) % ndim
             self.simple(node, "arg", [node.inputs[0]], at, max=True, axis=axis)
+        elif isinstance(op, (SortOp, ArgSortOp)):
+            self.simple(node, "sort", [node.inputs[0]], at, arg=isinstance(op, ArgSortOp), axis=int(op.axis))
         elif isinstance(op, CumOp):
             axis = 0 if op.axis is None else int(op.axis)
             self.simple(node, "cumulative", [node.inputs[0]], at, prod=op.mode == "mul", axis=axis)
@@ -888,8 +902,9 @@ class _Describer:
         op = node.op
         x, y = node.inputs[0], node.inputs[1]
         idx = indices_from_subtensor(node.inputs[2:], op.idx_list)
-        if len(idx) != 1:
-            raise NotImplementedError(f"{at}: setting or adding to a subtensor indexed on {len(idx)} axes")
+        if len(idx) > 1:
+            self.set_subtensor_axes(node, idx, at)
+            return
         extra = []
         it = idx[0]
         if isinstance(it, slice):
@@ -900,6 +915,25 @@ class _Describer:
         else:
             item = {"index": self.bound(it, extra, 2)}
         self.simple(node, "set_subtensor", [x, y] + extra, at, item=item, set=bool(op.set_instead_of_inc))
+
+    def set_subtensor_axes(self, node, idx, at):
+        """`x[i0, a1:b1, ...] = y` (or `+=`) on several leading axes: slices of step 1, and
+        indices known before run time and not negative."""
+        op = node.op
+        x, y = node.inputs[0], node.inputs[1]
+        items, extra = [], []
+        for it in idx:
+            if isinstance(it, slice):
+                bounds = [self.bound(p, extra, 2) for p in (it.start, it.stop, it.step)]
+                if bounds[2] not in (None, 1):
+                    raise NotImplementedError(f"{at}: setting a slice with a step on one of several axes")
+                items.append({"slice": bounds})
+            else:
+                i = self.value_of(it)
+                if i is None or int(i) < 0:
+                    raise NotImplementedError(f"{at}: setting at an index on one of several axes that is negative or known only at run time")
+                items.append({"index": int(i)})
+        self.simple(node, "set_subtensor_axes", [x, y] + extra, at, items=items, set=bool(op.set_instead_of_inc), rank=x.type.ndim, value_rank=y.type.ndim)
 
     def set_strided(self, node, it, at):
         """`x[a:b:step] = y` (or `+=`) on the first axis, the bounds and `x`'s length known

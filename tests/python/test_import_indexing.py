@@ -171,3 +171,24 @@ def test_a_failed_assertion_raises_pytensors_own_exception():
     assert_same(f(np.array([4.0, 9.0])), np.array([2.0, 3.0]))
     with pytest.raises(AssertionError, match="x must be positive"):
         f(np.array([4.0, -1.0]))
+
+
+def test_set_and_increment_on_several_axes():
+    x = pt.tensor3("x")
+    m = pt.matrix("m")
+    v = pt.scalar("v")
+    base = np.arange(36.0).reshape(3, 3, 4)
+    _compare([x, v], pt.set_subtensor(x[2, 1, 3], v), [base, -1.5])
+    _compare([x, m], pt.inc_subtensor(x[:2, 0, 1:3], m), [base, np.arange(4.0).reshape(2, 2)])
+    _compare([x, m], pt.set_subtensor(x[1:, 1:3], m), [base, np.ones((2, 4))])
+    # A value broadcast into the block.
+    _compare([x, v], pt.inc_subtensor(x[0, :, 1:], v), [base, 10.0])
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
+def test_pad_of_a_matrix(mode):
+    # Static sizes: the padded graph computes with the input's shape, so without them mode
+    # PTL makes one program per input shape (and `from_fgraph` asks for them).
+    x = pt.tensor("x", shape=(3, 4))
+    kw = {"constant_values": 2.5} if mode == "constant" else {}
+    _compare([x], pt.pad(x, ((1, 2), (0, 1)), mode=mode, **kw), [np.arange(12.0).reshape(3, 4)])

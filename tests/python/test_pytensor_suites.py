@@ -104,18 +104,12 @@ CASES = {
 }
 
 # Cases whose graphs hold ops ptl cannot express yet (they run in mode PTL with fallback
-# islands): setting one element of a rank-3 array (an index on several axes), advanced
-# indexing with several index arrays on axes of sizes known only at run time or a boolean
-# mask, sorting, padding. (PyTensor rewrites a general solve into an `LUFactor`, which ptl
-# lacks; a positive definite one into `CholeskySolve`, which it has.)
+# islands): advanced indexing with several index arrays on axes of sizes known only at run
+# time, or separated by a slice, and a boolean mask.
 FALLBACK = {
-    "set_basic",
     "advanced_subtensor_two_arrays",
     "advanced_with_slices",
-    "set_inner_slice",
     "set_boolean_mask",
-    "pad",
-    "sort",
 }
 
 

@@ -416,6 +416,10 @@ pub enum Op {
     /// `det(a)`: the determinant of a float square matrix (the product of the pivots of
     /// Gaussian elimination with partial pivoting, signed by the row swaps).
     Det,
+    /// `sort(x, axis)` (`arg: false`): `x` with each lane along `axis` in ascending order, NaN
+    /// last, as NumPy's `sort`; `argsort(x, axis)` (`arg: true`): the `i64` positions that
+    /// order each lane so, equal elements in their original order (a stable sort).
+    Sort { axis: usize, arg: bool },
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -426,6 +430,8 @@ pub enum Family {
     Reduction,
     Contraction,
     Indexing,
+    /// Ops along one axis that keep the operand's shape: `cumsum`, `cumprod`, `sort`,
+    /// `argsort`.
     Scan,
     Joining,
     Matrix,
@@ -440,7 +446,7 @@ impl Op {
             Op::Reduce(..) | Op::Softmax { .. } | Op::Arg { .. } => Family::Reduction,
             Op::MatMul => Family::Contraction,
             Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Family::Indexing,
-            Op::Scan { .. } => Family::Scan,
+            Op::Scan { .. } | Op::Sort { .. } => Family::Scan,
             Op::Concat(_) | Op::SplitPart { .. } => Family::Joining,
             Op::Diagonal | Op::Tri { .. } => Family::Matrix,
             Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det => Family::Linalg,
@@ -500,6 +506,8 @@ impl Op {
             Op::SolveTriangular { .. } => "solve_triangular",
             Op::Solve => "solve",
             Op::Det => "det",
+            Op::Sort { arg: false, .. } => "sort",
+            Op::Sort { arg: true, .. } => "argsort",
         }
     }
 }
@@ -584,6 +592,8 @@ pub enum Builtin {
     Inv,
     /// `det(a)`.
     Det,
+    /// `sort(x)`, `sort(x, axis)`, `argsort(x)`, `argsort(x, axis)`.
+    Sort { arg: bool },
 }
 
 impl Builtin {
@@ -631,6 +641,8 @@ impl Builtin {
             Builtin::Solve,
             Builtin::Inv,
             Builtin::Det,
+            Builtin::Sort { arg: false },
+            Builtin::Sort { arg: true },
         ]);
         v
     }
@@ -684,6 +696,8 @@ impl Builtin {
             Builtin::Solve => "solve",
             Builtin::Inv => "inv",
             Builtin::Det => "det",
+            Builtin::Sort { arg: false } => "sort",
+            Builtin::Sort { arg: true } => "argsort",
         }
     }
 
@@ -694,7 +708,7 @@ impl Builtin {
             Builtin::SolveTriangular => (2, 3),
             Builtin::Inv | Builtin::Det => (1, 1),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
-            Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } => (1, 2),
+            Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } | Builtin::Sort { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
             Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } | Builtin::Guard => (3, 3),
             Builtin::SetSlice => (4, 4),
@@ -712,7 +726,7 @@ impl Builtin {
             Builtin::Pair(_) => format!("{n}(a, b)"),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) => format!("{n}(x), {n}(x, axes), {n}(x, axes, ddof)"),
             Builtin::Reduce(_) => format!("{n}(x), {n}(x, axes)"),
-            Builtin::Arg { .. } | Builtin::Scan { .. } => format!("{n}(x), {n}(x, axis)"),
+            Builtin::Arg { .. } | Builtin::Scan { .. } | Builtin::Sort { .. } => format!("{n}(x), {n}(x, axis)"),
             Builtin::Concat | Builtin::Stack => format!("{n}([a, b, ...]), {n}([a, b, ...], axis)"),
             Builtin::Split => format!("{n}(x, [sizes]), {n}(x, [sizes], axis)"),
             Builtin::Fill { .. } => format!("{n}([dims]), {n}([dims], dtype)"),

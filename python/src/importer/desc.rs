@@ -194,10 +194,16 @@ pub enum NodeKind {
     /// PyTensor's `IncSubtensor` on the first axis: inputs `x`, `y` and the bounds `{"input":
     /// k}` refers to; `item` is one index or one slice of step 1; `set` or add.
     SetSubtensor { item: SubItem, set: bool },
+    /// PyTensor's `IncSubtensor` on the first `items.len()` (two or more) axes: slices of step
+    /// 1 and indices known and not negative; inputs `x` (of rank `rank`), `y` (of rank
+    /// `value_rank`) and the bounds `{"input": k}` refers to.
+    SetSubtensorAxes { items: Vec<SubItem>, set: bool, rank: usize, value_rank: usize },
     /// `argmax`/`argmin` over one axis.
     Arg { max: bool, axis: i64 },
     /// `cumsum`/`cumprod` over one axis.
     Cumulative { prod: bool, axis: i64 },
+    /// PyTensor's `SortOp` (`arg` false) or `ArgSortOp` along one axis.
+    Sort { arg: bool, axis: i64 },
     /// The main diagonal of a matrix (PyTensor's `ExtractDiag` with offset 0 on axes 0, 1).
     Diagonal,
     /// The main diagonals of the last two axes (both of static size `n`) of a batch of

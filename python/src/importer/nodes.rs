@@ -209,6 +209,7 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             builtin(Builtin::Scatter { add: !*set }, vec![b.operand(x, dt, at)?, idx, b.operand(y, dt, at)?])
         }
         NodeKind::SetSubtensor { item, set } => set_subtensor(b, node, *item, *set)?,
+        NodeKind::SetSubtensorAxes { items, set, rank, value_rank } => set_subtensor_axes(b, node, items, *set, *rank, *value_rank)?,
         NodeKind::Arg { max, axis } => {
             let [x] = inputs(node)?;
             let own = b.dtype(x, at)?;
@@ -217,6 +218,11 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
         NodeKind::Cumulative { prod, axis } => {
             let [x] = inputs(node)?;
             builtin(Builtin::Scan { prod: *prod }, vec![b.operand(x, dt, at)?, int(*axis)])
+        }
+        NodeKind::Sort { arg, axis } => {
+            let [x] = inputs(node)?;
+            let own = b.dtype(x, at)?;
+            builtin(Builtin::Sort { arg: *arg }, vec![b.operand(x, own, at)?, int(*axis)])
         }
         NodeKind::Diagonal => {
             let [x] = inputs(node)?;
@@ -457,6 +463,60 @@ fn set_subtensor(b: &Builder, node: &Node, item: SubItem, set: bool) -> Result<E
             builtin(Builtin::SetSlice, vec![xe, value, lo, hi])
         }
     })
+}
+
+/// `x[i0, a1:b1, ...] = y` (or `+=`) on the leading axes: each index `i` becomes the slice
+/// `i:i+1` (and `y` gets a unit axis there), then, from the last axis in, the block is placed
+/// into the slab it belongs to with `set_slice`, each axis moved to the front for it.
+fn set_subtensor_axes(b: &Builder, node: &Node, items: &[SubItem], set: bool, rank: usize, value_rank: usize) -> Result<Expr> {
+    let at = node.at.as_str();
+    let dt = node.dtype;
+    let (&x, rest) = node.inputs.split_first().ok_or_else(|| ImportError::malformed(at, "no inputs"))?;
+    let &y = rest.first().ok_or_else(|| ImportError::malformed(at, "`set_subtensor` without a value"))?;
+    let kept = rank - items.iter().filter(|i| matches!(i, SubItem::Index(_))).count();
+    if items.len() > rank || value_rank > kept {
+        return Err(ImportError::malformed(at, format!("{} items on rank {rank}, a value of rank {value_rank}", items.len())));
+    }
+    // `y` right-aligned to `x[items]`, then a unit axis at each index.
+    let mut ye = b.operand(y, dt, at)?;
+    for _ in value_rank..kept {
+        ye = builtin(Builtin::Expand, vec![ye, int(0)]);
+    }
+    let mut bounds = Vec::new();
+    for (axis, item) in items.iter().enumerate() {
+        match *item {
+            SubItem::Index(Bound::Known(i)) if i >= 0 => {
+                ye = builtin(Builtin::Expand, vec![ye, int(axis as i64)]);
+                bounds.push((int(i), int(i + 1)));
+            }
+            SubItem::Slice(start, stop, None | Some(Bound::Known(1))) => {
+                let lo = start.map_or(Ok(int(0)), |p| bound(b, node, p))?;
+                let hi = stop.map_or(Ok(int(i64::MAX)), |p| bound(b, node, p))?;
+                bounds.push((lo, hi));
+            }
+            _ => return Err(ImportError::unsupported(at, "setting at an index that is negative or run-time, or a slice with a step, on one of several axes")),
+        }
+    }
+    let xe = b.operand(x, dt, at)?;
+    Ok(place(xe, ye, &bounds, 0, rank, set))
+}
+
+/// `x` (whose first `axis` axes are already the block's) with its part `[.., lo:hi, ..]` on
+/// each later bounded axis replaced by `y` (set) or increased by it.
+fn place(x: Expr, y: Expr, bounds: &[(Expr, Expr)], axis: usize, rank: usize, set: bool) -> Expr {
+    let Some((lo, hi)) = bounds.get(axis) else {
+        return if set { y } else { bin(BinOp::Add, x, y) };
+    };
+    let mut items: Vec<IndexItem> = (0..axis).map(|_| IndexItem::Slice { start: None, stop: None, step: None, span: SPAN }).collect();
+    items.push(IndexItem::Slice { start: Some(lo.clone()), stop: Some(hi.clone()), step: None, span: SPAN });
+    let slab = ex(ExprKind::Index(Box::new(x.clone()), items));
+    let slab = place(slab, y, bounds, axis + 1, rank, set);
+    // Swapping `axis` with the first one puts it where `set_slice` works, and back.
+    let mut swap: Vec<usize> = (0..rank).collect();
+    swap.swap(0, axis);
+    let perm = || ex(ExprKind::Array(swap.iter().map(|&a| int(a as i64)).collect()));
+    let front = |e: Expr| if axis == 0 { e } else { builtin(Builtin::Transpose, vec![e, perm()]) };
+    front(builtin(Builtin::SetSlice, vec![front(x), front(slab), lo.clone(), hi.clone()]))
 }
 
 /// A size as a literal; sizes beyond `i64` cannot be ptl literals.

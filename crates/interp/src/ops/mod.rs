@@ -56,6 +56,7 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::SetSlice => indexing::set_slice(node, values),
         Op::Arg { max, axis } => statistics::arg(*max, node, &one(values, node)?, *axis),
         Op::Scan { prod, axis } => scans::scan(*prod, &one(values, node)?, *axis, span),
+        Op::Sort { axis, arg } => scans::sort(&one(values, node)?, *axis, *arg, span),
         Op::Concat(axis) => joining::concat(node, values, *axis),
         Op::SplitPart { axis, start, len, total } => joining::split_part(node, one(values, node)?, *axis, *start, *len, *total),
         Op::Diagonal => matrix::diagonal(&one(values, node)?, span),

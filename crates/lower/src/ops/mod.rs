@@ -90,6 +90,7 @@ pub fn lower<'c, 'a>(
         Op::Softmax { axis, log } => reduction::softmax(e, scope, xv, &x.ty, *axis, *log),
         Op::Arg { max, axis } => statistics::arg(e, scope, *max, xv, &x.ty, *axis),
         Op::Scan { prod, axis } => scans::scan(e, scope, *prod, xv, &x.ty, *axis),
+        Op::Sort { axis, arg } => scans::sort(e, scope, xv, &x.ty, *axis, *arg),
         Op::Concat(axis) => {
             let mut values = vec![(xv, &x.ty)];
             for o in &operands[1..] {

@@ -75,6 +75,7 @@ impl Checker {
             Builtin::Reduce(op) => self.reduce_builtin(sc, op, fname, args, span),
             Builtin::Arg { max } => self.arg_builtin(sc, max, fname, args, span),
             Builtin::Scan { prod } => self.scan_builtin(sc, prod, fname, args, span),
+            Builtin::Sort { arg } => self.sort_builtin(sc, arg, fname, args, span),
             Builtin::Concat | Builtin::Stack => self.join_builtin(sc, b == Builtin::Stack, fname, args, span),
             Builtin::Split => self.split_builtin(sc, args, span, allow_multi),
             Builtin::Fill { .. } | Builtin::Full | Builtin::Arange | Builtin::Eye => {
