@@ -34,6 +34,11 @@ from pytensor.tensor.basic import (
     TensorFromScalar,
 )
 from pytensor.tensor.extra_ops import CumOp
+
+try:  # PyTensor 3.3
+    from pytensor.conditional.op import IfElse
+except ImportError:  # PyTensor 3.0
+    from pytensor.ifelse import IfElse
 from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import All, Any, Argmax, Dot, Max, Min, Prod, Sum
@@ -401,6 +406,8 @@ def _check_node(node, at: str) -> None:
         ndim = node.inputs[0].type.ndim
         if len(range(ndim) if op.axis is None else op.axis) != 1:
             raise NotImplementedError(f"{at}: argmax over {ndim if op.axis is None else len(op.axis)} axes")
+    elif isinstance(op, IfElse):
+        _check_ifelse(node, at)
     elif isinstance(op, (SortOp, ArgSortOp)):
         if not isinstance(getattr(op, "axis", None), int) or len(node.inputs) != 1:
             raise NotImplementedError(f"{at}: a sort whose axis is an input")
@@ -456,6 +463,20 @@ def _check_node(node, at: str) -> None:
         dtype = getattr(o.type, "dtype", None)
         if dtype not in SUPPORTED_DTYPES:
             raise NotImplementedError(f"{at}: computes {dtype or o.type}, which ptl does not have")
+
+
+def _check_ifelse(node, at: str) -> None:
+    """An `IfElse` is imported as `where(cond, then, else)` per output: both branches are
+    computed (as PyTensor's non-lazy linkers do). Each pair of branches must have one fully
+    known shape, so that the result has the chosen branch's shape, never a broadcast of both."""
+    n = node.op.n_outs
+    for k in range(n):
+        t, f = node.inputs[1 + k], node.inputs[1 + n + k]
+        st, sf = getattr(t.type, "shape", None), getattr(f.type, "shape", None)
+        if st is None or st != sf or any(d is None for d in st):
+            raise NotImplementedError(f"{at}: an if-else whose branches' shapes are not one known shape ({st} and {sf})")
+    if node.inputs[0].type.ndim != 0:
+        raise NotImplementedError(f"{at}: an if-else on a condition that is not a scalar")
 
 
 def _check_scan(op, at: str) -> None:
@@ -738,6 +759,15 @@ class _Describer:
                 self.set_subtensor(node, at)
             return
         if all(self.value_of(i) is not None for i in node.inputs) and node.inputs and self.fold(node):
+            return
+        if isinstance(op, IfElse):
+            n = op.n_outs
+            cond = self.id_of(node.inputs[0])
+            for k, o in enumerate(node.outputs):
+                out = self.fresh()
+                ids = [cond, self.id_of(node.inputs[1 + k]), self.id_of(node.inputs[1 + n + k])]
+                self.emit("switch", ids, out, _ptl_dtype(o.type.dtype, at), at)
+                self.ids[o] = out
             return
         if isinstance(op, Scan):
             self.scan(node, at)

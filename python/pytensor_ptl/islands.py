@@ -282,7 +282,9 @@ def _schedule(fgraph, order, unsupported, depths, islands):
         for i in n.inputs:
             if isinstance(i, Constant):
                 storage[i] = [i.data]
-    compute = {v: [v.owner is None] for v in storage}
+    # Every step runs in order, its inputs computed before it: a lazy thunk (`IfElse`) reads
+    # its inputs as computed and picks one instead of asking for them.
+    compute = {v: [True] for v in storage}
     steps = []
     top = max(depths.values(), default=0)
     for d in range(top + 1):

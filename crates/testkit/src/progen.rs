@@ -822,10 +822,22 @@ impl Gen<'_> {
         Some(format!("{f}({x}, {axis})"))
     }
 
-    /// `cumsum` / `cumprod` along one axis (`i64` results also of `i32` and `bool`).
+    /// `cumsum` / `cumprod` along one axis (`i64` results also of `i32` and `bool`), or
+    /// `sort` / `argsort` along one (`argsort` of exactly computed operands, as `argmax`:
+    /// its order must not hang on rounding).
     fn scan(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
         if shape.is_empty() {
             return None;
+        }
+        if self.rng.one_in(4) {
+            let axis = self.rng.below(shape.len());
+            let axis = self.axis_text(axis, shape.len());
+            if dtype == DType::I64 && self.rng.one_in(2) {
+                let from = self.random_dtype();
+                let x = if from.is_float() { self.exact(shape, from, d) } else { self.expr(shape, from, d) };
+                return Some(format!("argsort({x}, {axis})"));
+            }
+            return Some(format!("sort({}, {axis})", self.expr(shape, dtype, d)));
         }
         let from = match dtype {
             DType::I64 => self.rng.pick(&[DType::I64, DType::I32, DType::Bool]),

@@ -118,7 +118,8 @@ fn generated_programs_cover_the_op_families() {
     }
     let ops = [
         "tril(", "triu(", "outer(", "trace(", "zeros(", "ones(", "full(", "digamma(", "erfinv(", "gammaln(", "concat(", "stack(", "cumsum(",
-        "cumprod(", "scatter_add(", "loop ", "softmax(", "@", "var(", "std(", "split(",
+        "cumprod(", "scatter_add(", "loop ", "softmax(", "@", "var(", "std(", "split(", "sort(",
+        "argsort(",
     ];
     let missing: Vec<&str> = ops.iter().copied().filter(|op| !text.contains(op)).collect();
     assert!(missing.is_empty(), "no generated program uses {missing:?}");

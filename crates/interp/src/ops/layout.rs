@@ -41,17 +41,27 @@ pub(crate) fn broadcast(node: &Node, values: Vec<Value>) -> Result<Value> {
     for i in 0..rank {
         let own = (i >= off).then(|| shape[i - off]);
         let stretches = i < off || (from.dims[i - off] == Dim::Static(1) && to.dims[i] != Dim::Static(1));
+        let witnessed = witness.as_ref().filter(|w| rank - w.shape().len() <= i).map(|w| w.shape()[i - (rank - w.shape().len())]);
+        let witness_stretches = |i: usize| {
+            node.operands.get(1).is_some_and(|w| rank - w.ty.rank() <= i && w.ty.dims[i - (rank - w.ty.rank())] == Dim::Static(1))
+        };
+        let mismatch = || {
+            let check = RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i };
+            let seen = format!("the operand has shape {}", shape_str(&shape));
+            Err(InterpError::check(check, span, seen))
+        };
         let size = match (node.dims[i], own) {
-            (Some(n), Some(m)) if !stretches && n != m => {
-                let check = RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i };
-                let seen = format!("the operand has shape {}", shape_str(&shape));
-                return Err(InterpError::check(check, span, seen));
-            }
+            (Some(n), Some(m)) if !stretches && n != m => return mismatch(),
             (Some(n), _) => n,
-            (None, Some(m)) if !stretches => m,
-            (None, own) => match &witness {
-                Some(w) if rank - w.shape().len() <= i => w.shape()[i - (rank - w.shape().len())],
-                _ => own.ok_or_else(|| InterpError::internal(format!("no size for axis {i} of `{to}`"), span))?,
+            // A dim of the operand's own meeting a `?` must equal the witness's there.
+            // (A witness dim that is itself a stretching 1 says nothing.)
+            (None, Some(m)) if !stretches => match witnessed {
+                Some(w) if w != m && !witness_stretches(i) => return mismatch(),
+                _ => m,
+            },
+            (None, own) => match witnessed {
+                Some(w) => w,
+                None => own.ok_or_else(|| InterpError::internal(format!("no size for axis {i} of `{to}`"), span))?,
             },
         };
         dims.push(size);

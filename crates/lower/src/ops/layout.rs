@@ -72,6 +72,17 @@ pub fn broadcast<'c, 'a>(
     let mut dtypes = vec![from.dtype];
     if let Some((w, w_ty)) = like {
         let woff = to.rank() - w_ty.rank();
+        // A `?` the operand does not stretch into is sized by both: they must agree, or the
+        // loop nest would read the operand out of its bounds.
+        let previous = crate::checks::at(Some(span.clone()));
+        let off = to.rank() - from.rank();
+        for i in off.max(woff)..to.rank() {
+            if to.dims[i] == Dim::Unknown && !stretches(&from.dims, &to.dims, i) && w_ty.dims[i - woff] != Dim::Static(1) {
+                let (have, want) = (e.dim_value(x, i - off)?, e.dim_value(w, i - woff)?);
+                e.check_equal(have, want, RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i })?;
+            }
+        }
+        crate::checks::at(previous);
         let widx: Vec<Idx> = (0..w_ty.rank())
             .map(|j| if w_ty.dims[j] == Dim::Static(1) && to.dims[woff + j] != Dim::Static(1) { Idx::Zero } else { Idx::Loop(woff + j) })
             .collect();

@@ -150,3 +150,31 @@ fn a_slice_of_a_computed_tensor_compiles() {
         assert_eq!(got, Ok(want));
     }
 }
+
+/// Values whose own dim meets a `?` of the target (`scatter_add(t, idx, v)` with `t: [3, ?]`,
+/// `v: [1, m]`; `set_slice` likewise): the sizes must agree when the program runs. Both paths
+/// fail with the same report where they differ, and compute the same result where they agree.
+#[test]
+fn values_meeting_an_unknown_dim_of_the_target_are_checked() {
+    let src = "
+fn add_rows(t: f64[3, ?], v: f64[1, m]) -> f64[3, ?] { scatter_add(t, [0], v) }
+fn put_row(t: f64[3, ?], v: f64[m]) -> f64[3, ?] { set_slice(t, v, 1, 2) }
+";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    for (name, value) in [("add_rows", f64s(&[1, 2])), ("put_row", f64s(&[2]))] {
+        for cols in [2usize, 4, 0] {
+            let args = vec![f64s(&[3, cols]), value.clone()];
+            let want = ptl_interp::call_function(&prog, name, &args);
+            let got = engine.call(&prog, name, &args);
+            match (want, got) {
+                (Ok(w), Ok(g)) if cols == 2 => assert_eq!(w, g, "{name} with {cols} columns"),
+                (Err(w), Err(g)) if cols != 2 => {
+                    assert!(matches!(w, InterpError::Check { .. }), "{name} with {cols} columns: interpreter: {w}");
+                    assert_eq!(same_failure(&w, &g), None, "{name} with {cols} columns");
+                }
+                (w, g) => panic!("{name} with {cols} columns: interpreter {w:?}, compiled {g:?}"),
+            }
+        }
+    }
+}

@@ -22,8 +22,9 @@ fn with_witness(b: TExpr, witness: impl FnOnce() -> TExpr) -> TExpr {
     let [x] = args.as_slice() else { return b };
     let (from, to) = (&x.ty.dims, &b.ty.dims);
     let off = to.len() - from.len();
-    let stretched_unknown =
-        (0..to.len()).any(|i| to[i] == Dim::Unknown && (i < off || from[i - off] == Dim::Static(1)));
+    // A `?` the value stretches into, or meets with a dim of its own (which must then equal
+    // the witness's at run time).
+    let stretched_unknown = (0..to.len()).any(|i| to[i] == Dim::Unknown && (i < off || from[i - off] != Dim::Unknown));
     if !stretched_unknown {
         return b;
     }
@@ -276,7 +277,10 @@ impl Checker {
         } else {
             let arg = Expr { kind: crate::ast::ExprKind::Error, span: values_span };
             let b = self.broadcast_to(Typed::strong(values), want.clone(), &arg, span.clone())?.e;
-            // A `?` the values stretch into takes its size from the gathered rows' shape.
+            // The broadcast keeps the target's `?`s: a `?` the values stretch into takes its
+            // size from the gathered rows' shape, and a dim of the values' own that meets one
+            // is checked against it when the program runs.
+            let b = TExpr { ty: TensorType::new(b.ty.dtype, want.clone()), ..b };
             let rows = || TExpr::op(Op::Take { axis: 0 }, vec![target.e.clone(), idx.clone()], TensorType::new(tty.dtype, want.clone()), span.clone());
             with_witness(b, rows)
         };
@@ -311,7 +315,8 @@ impl Checker {
             value
         } else if value.ty.rank() <= xty.rank() {
             let arg = Expr { kind: crate::ast::ExprKind::Error, span: value_span };
-            let b = self.broadcast_to(Typed::strong(value), want, &arg, span.clone())?.e;
+            let b = self.broadcast_to(Typed::strong(value), want.clone(), &arg, span.clone())?.e;
+            let b = TExpr { ty: TensorType::new(b.ty.dtype, want), ..b };
             // A `?` of `x`'s after the first that the value stretches into takes its size from
             // a row of `x`: `sum(x, 0)`, right-aligned (the first dim is the value's own, or a
             // static 1, never a stretched `?`), defined for an `x` without rows too.
