@@ -76,9 +76,9 @@ _ADVANCED_INC = getattr(_subtensor, "AdvancedIncSubtensor", None)
 _ALLOC_DIAG = getattr(_basic, "AllocDiag", None)
 # Linear algebra: `pytensor.tensor.linalg` in PyTensor 3.3, `slinalg` before.
 try:
-    from pytensor.tensor.linalg import Cholesky, CholeskySolve, Det, MatrixInverse, Solve, SolveTriangular
+    from pytensor.tensor.linalg import Cholesky, CholeskySolve, Det, MatrixInverse, SLogDet, Solve, SolveTriangular
 except ImportError:  # pragma: no cover
-    from pytensor.tensor.nlinalg import Det, MatrixInverse
+    from pytensor.tensor.nlinalg import Det, MatrixInverse, SLogDet
     from pytensor.tensor.slinalg import Cholesky, CholeskySolve, Solve, SolveTriangular
 
 
@@ -425,7 +425,7 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, CholeskySolve):
         if node.inputs[0].type.ndim != 2 or node.inputs[1].type.ndim not in (1, 2):
             raise NotImplementedError(f"{at}: a batched solve with a Cholesky factor")
-    elif isinstance(op, (Det, MatrixInverse)):
+    elif isinstance(op, (Det, MatrixInverse, SLogDet)):
         if node.inputs[0].type.ndim != 2:
             raise NotImplementedError(f"{at}: a batched `{type(op).__name__}`")
     elif isinstance(op, SolveTriangular):
@@ -827,6 +827,13 @@ class _Describer:
             self.simple(node, "cholesky_solve", node.inputs[:2], at, lower=bool(op.lower))
         elif isinstance(op, Solve):
             self.simple(node, "solve", node.inputs[:2], at)
+        elif isinstance(op, SLogDet):
+            outputs = []
+            for o in node.outputs:
+                self.ids[o] = self.fresh()
+                outputs.append(self.ids[o])
+            dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
+            self.emit("slogdet", [self.id_of(node.inputs[0])], outputs[0], dtype, at, outputs=outputs)
         elif isinstance(op, Det):
             self.simple(node, "det", node.inputs[:1], at)
         elif isinstance(op, MatrixInverse):

@@ -150,3 +150,17 @@ def test_index_arrays_after_whole_axes(kind):
     else:
         op = pt.set_subtensor if kind == "set" else pt.inc_subtensor
         _compare([x, y, i, j], op(x[:, i, j], y), [data, rng.standard_normal((2, 5)), ii, jj])
+
+
+def test_slogdet_and_the_gradient_of_its_log():
+    a = pt.matrix("a")
+    sign, logabs = pt.linalg.slogdet(a)
+    mixed = np.array([[4.0, 2.0, 0.4], [2.0, -5.0, 1.0], [0.4, 1.0, 3.0]])
+    _compare([a], [sign, logabs, pytensor.grad(logabs, a)], [mixed])
+    # Beyond the float range of `det` the log is still finite, as NumPy's (PyTensor 3.3's
+    # own `slogdet` gives inf there).
+    f = pytensor.function([a], [sign, logabs], mode="PTL_STRICT")
+    got = f(SPD * 1e100)
+    want = np.linalg.slogdet(SPD * 1e100)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)

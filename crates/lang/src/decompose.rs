@@ -180,6 +180,34 @@ pub fn det(a: &TExpr) -> Decomposition {
     (b.lets, d)
 }
 
+/// One part of `slogdet(a)`, `a` of type `T[n, n]`, from the pivots of the elimination `det`
+/// runs: their signs' product, negated once per row swap (`log` false), or the sum of the logs
+/// of their absolute values (`log` true).
+pub fn slogdet(a: &TExpr, log: bool) -> Decomposition {
+    let (mut b, vec_ty, idx, n) = rows_of(a);
+    let one = b.lit(a.ty.dtype, 1.0);
+    let out = loop_many(&mut b, vec![a.clone(), one], n, |b, s, j| {
+        let (u, _, swapped) = eliminate(b, &idx, s[0].clone(), None, j);
+        let flipped = b.neg(s[1].clone());
+        let sign = b.select(swapped, flipped, s[1].clone());
+        vec![u, sign]
+    });
+    let pivots = b.op(Op::Diagonal, vec![out[0].clone()], vec_ty);
+    let part = if log {
+        let magnitudes = b.un(UnaryOp::Abs, pivots);
+        let logs = b.un(UnaryOp::Log, magnitudes);
+        b.reduce(ReduceOp::Sum, logs, &[0])
+    } else {
+        let signs = b.un(UnaryOp::Sign, pivots);
+        let product = b.reduce(ReduceOp::Prod, signs, &[0]);
+        let signed = b.mul(out[1].clone(), product);
+        // A singular matrix's sign is 0, not -0.
+        let zero = b.lit(a.ty.dtype, 0.0);
+        b.add(signed, zero)
+    };
+    (b.lets, part)
+}
+
 /// `cholesky(a)`, `a` of type `T[n, n]`. Row `j` of `r = transpose(l)` is, from
 /// `w = a[:, j] - r[:, j] @ r` (rows `j..` of `r` are still zero, so the product sums over
 /// the finished rows only): `sqrt(w[j])` at `j`, `w[i] / sqrt(w[j])` after it, zero before.

@@ -420,6 +420,11 @@ pub enum Op {
     /// last, as NumPy's `sort`; `argsort(x, axis)` (`arg: true`): the `i64` positions that
     /// order each lane so, equal elements in their original order (a stable sort).
     Sort { axis: usize, arg: bool },
+    /// One part of `slogdet(a)` of a float square matrix: the sign of its determinant (`log:
+    /// false`: -1, 0 or 1) or the log of its absolute value (`log: true`; -inf for a singular
+    /// matrix), from the pivots of Gaussian elimination with partial pivoting, so that a
+    /// determinant beyond the float range keeps its logarithm.
+    Slogdet { log: bool },
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -449,7 +454,7 @@ impl Op {
             Op::Scan { .. } | Op::Sort { .. } => Family::Scan,
             Op::Concat(_) | Op::SplitPart { .. } => Family::Joining,
             Op::Diagonal | Op::Tri { .. } => Family::Matrix,
-            Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det => Family::Linalg,
+            Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } => Family::Linalg,
         }
     }
 
@@ -508,6 +513,7 @@ impl Op {
             Op::Det => "det",
             Op::Sort { arg: false, .. } => "sort",
             Op::Sort { arg: true, .. } => "argsort",
+            Op::Slogdet { .. } => "slogdet",
         }
     }
 }
@@ -594,6 +600,8 @@ pub enum Builtin {
     Det,
     /// `sort(x)`, `sort(x, axis)`, `argsort(x)`, `argsort(x, axis)`.
     Sort { arg: bool },
+    /// `slogdet(a)`: two values, the sign and the log of the absolute value of `det(a)`.
+    Slogdet,
 }
 
 impl Builtin {
@@ -643,6 +651,7 @@ impl Builtin {
             Builtin::Det,
             Builtin::Sort { arg: false },
             Builtin::Sort { arg: true },
+            Builtin::Slogdet,
         ]);
         v
     }
@@ -698,6 +707,7 @@ impl Builtin {
             Builtin::Det => "det",
             Builtin::Sort { arg: false } => "sort",
             Builtin::Sort { arg: true } => "argsort",
+            Builtin::Slogdet => "slogdet",
         }
     }
 
@@ -706,7 +716,7 @@ impl Builtin {
         match self {
             Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace | Builtin::Diag | Builtin::Cholesky => (1, 1),
             Builtin::SolveTriangular => (2, 3),
-            Builtin::Inv | Builtin::Det => (1, 1),
+            Builtin::Inv | Builtin::Det | Builtin::Slogdet => (1, 1),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
             Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } | Builtin::Sort { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
@@ -750,7 +760,7 @@ impl Builtin {
             Builtin::Cholesky => format!("{n}(a)"),
             Builtin::SolveTriangular => format!("{n}(a, b), {n}(a, b, lower)"),
             Builtin::Solve => format!("{n}(a, b)"),
-            Builtin::Inv | Builtin::Det => format!("{n}(a)"),
+            Builtin::Inv | Builtin::Det | Builtin::Slogdet => format!("{n}(a)"),
         }
     }
 }

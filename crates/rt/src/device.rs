@@ -166,7 +166,7 @@ pub fn vulkan_devices() -> std::result::Result<Vec<VulkanDevice>, String> {
 /// give `Exp`, `Log`, `Pow` and the functions built from them only for 16- and 32-bit floats.
 /// (`sin`, `cos`, `tan`, their inverses and `arctan2` have f64 forms.) Refused on f64
 /// operands; the list is checked against the compiler by `crates/rt/tests/it/vulkan.rs`.
-pub const VULKAN_NO_F64: &[&str] = &["exp", "log", "log1p", "tanh", "sigmoid", "**", "logsumexp", "softmax", "log_softmax"];
+pub const VULKAN_NO_F64: &[&str] = &["exp", "log", "log1p", "tanh", "sigmoid", "**", "logsumexp", "softmax", "log_softmax", "slogdet"];
 
 /// The ops whose `f32` form the lowering computes through f64 (for f32 results as accurate as
 /// NumPy's) with exp or log: on Vulkan they are refused in every float dtype. Checked by

@@ -202,6 +202,9 @@ pub enum NodeKind {
     Arg { max: bool, axis: i64 },
     /// `cumsum`/`cumprod` over one axis.
     Cumulative { prod: bool, axis: i64 },
+    /// PyTensor's `SLogDet`: outputs the sign (`output`) and the log of the absolute
+    /// determinant (`outputs[1]`).
+    Slogdet { outputs: Vec<usize> },
     /// PyTensor's `SortOp` (`arg` false) or `ArgSortOp` along one axis.
     Sort { arg: bool, axis: i64 },
     /// The main diagonal of a matrix (PyTensor's `ExtractDiag` with offset 0 on axes 0, 1).

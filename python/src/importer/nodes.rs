@@ -194,6 +194,10 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let [x] = inputs(node)?;
             return split(b, node, b.operand(x, dt, at)?, *axis, sizes, outputs);
         }
+        NodeKind::Slogdet { outputs } => {
+            let [a] = inputs(node)?;
+            return slogdet(b, node, b.operand(a, dt, at)?, outputs);
+        }
         NodeKind::MakeVector => {
             let parts = b.args_in(&node.inputs, dt, at)?;
             let parts = if parts.len() == 1 { vec![ascribe_if_literal(b, node.inputs[0], parts[0].clone(), dt)] } else { parts };
@@ -428,6 +432,24 @@ fn split(b: &mut Builder, node: &Node, x: Expr, axis: i64, sizes: &[u64], output
     let first = all.next().ok_or_else(|| ImportError::malformed(at, "a split without parts"))?;
     b.lets.push(Let { name: first, ty: None, value, span: SPAN, rest: all.collect() });
     for (&id, name) in outputs.iter().zip(&names) {
+        b.define(id, Val::Var(name.clone()), node.dtype, at)?;
+    }
+    Ok(())
+}
+
+/// `let (sign, logdet) = slogdet(a)`, the two outputs bound to the two names.
+fn slogdet(b: &mut Builder, node: &Node, a: Expr, outputs: &[usize]) -> Result<()> {
+    let at = node.at.as_str();
+    let [sign, log] = outputs else {
+        return Err(ImportError::malformed(at, "an `SLogDet` without two outputs"));
+    };
+    if *sign != node.output {
+        return Err(ImportError::malformed(at, "an `SLogDet` whose first output is not the node's"));
+    }
+    let names = [b.names.temp(), b.names.temp()];
+    let value = builtin(Builtin::Slogdet, vec![a]);
+    b.lets.push(Let { name: ident(&names[0]), ty: None, value, span: SPAN, rest: vec![ident(&names[1])] });
+    for (&id, name) in [sign, log].into_iter().zip(&names) {
         b.define(id, Val::Var(name.clone()), node.dtype, at)?;
     }
     Ok(())

@@ -148,6 +148,29 @@ pub(crate) fn det(node: &Node, a: &Value) -> Result<Value> {
     }
 }
 
+/// The sign of the determinant (`log` false) or the log of its absolute value, from the
+/// same elimination's pivots: `sign * prod(sign(u_ii))`, `sum(log|u_ii|)`.
+fn slogdet_of<T: Float>(a: &ArrayD<T>, log: bool) -> ArrayD<T> {
+    let (u, _, sign) = eliminate(a, None);
+    let pivots = (0..u.nrows()).map(|i| u[[i, i]]);
+    let v = if log {
+        pivots.fold(T::zero(), |s, p| s + p.abs().ln())
+    } else {
+        // (+ 0: a singular matrix's sign is 0, not -0.)
+        pivots.fold(sign, |s, p| s * if p > T::zero() { T::one() } else if p < T::zero() { -T::one() } else { p }) + T::zero()
+    };
+    ArrayD::from_elem(ndarray::IxDyn(&[]), v)
+}
+
+pub(crate) fn slogdet(node: &Node, a: &Value, log: bool) -> Result<Value> {
+    square(node, a, "slogdet")?;
+    match a {
+        Value::F32(a) => Ok(Value::F32(slogdet_of(a, log))),
+        Value::F64(a) => Ok(Value::F64(slogdet_of(a, log))),
+        _ => Err(InterpError::internal("`slogdet` of a non-float matrix", &node.expr.span)),
+    }
+}
+
 pub(crate) fn cholesky(node: &Node, a: &Value) -> Result<Value> {
     square(node, a, "cholesky")?;
     match a {

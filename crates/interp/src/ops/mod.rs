@@ -71,6 +71,7 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
             _ => Err(InterpError::internal("`solve` without two operands", span)),
         },
         Op::Det => linalg::det(node, &one(values, node)?),
+        Op::Slogdet { log } => linalg::slogdet(node, &one(values, node)?, *log),
         Op::MatMul => {
             let mut it = values.into_iter();
             let (a, b) = (it.next(), it.next());

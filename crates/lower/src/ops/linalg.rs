@@ -73,6 +73,11 @@ pub fn lower<'c, 'a>(
             sc.bind("%a", av);
             decompose::det(&a_var)
         }
+        Op::Slogdet { log } => {
+            shaped_like = None;
+            sc.bind("%a", av);
+            decompose::slogdet(&a_var, *log)
+        }
         Op::SolveTriangular { .. } | Op::Solve => {
             let b = &operands[1];
             let bv = expr::lower(e, scope, prog, b)?;

@@ -61,6 +61,8 @@ fn the_ops_refused_in_f64_are_those_spirv_lacks() {
         "logaddexp" => "logaddexp(x, x)".to_string(),
         "logsumexp" => "broadcast(logsumexp(x), [n])".to_string(),
         "softmax" | "log_softmax" => format!("{op}(x, 0)"),
+        // (Its log part; the sign shares the name.)
+        "slogdet" => "let (s, l) = slogdet(outer(x, x) + 1.0); x * l".to_string(),
         _ => format!("{op}(x)"),
     };
     let compiles = |body: &str| compiles_as(body, "f64");

@@ -105,6 +105,24 @@ impl Checker {
         }
     }
 
+    /// `slogdet(a)`: the sign and the log of the absolute value of `det(a)`, two values (a
+    /// [`TExprKind::Tuple`], as `split` gives), each a scalar of `a`'s dtype.
+    pub(crate) fn slogdet_builtin(&mut self, sc: &Scope, args: &[Expr], span: Span, allow_multi: bool) -> Option<Typed> {
+        let a = self.expr(sc, &args[0])?;
+        let a = self.float_matrix(a, "slogdet", &span)?;
+        self.square_side(&a, "slogdet", &span)?;
+        if !allow_multi {
+            let d = Diagnostic::new(ErrorKind::Mismatch, span.clone(), "`slogdet` gives 2 values here, but one value is expected")
+                .with_label(span, "the sign and the log of the absolute determinant")
+                .with_note("bind them with `let (sign, logdet) = slogdet(a)`, or print them");
+            self.report(d);
+            return None;
+        }
+        let ty = TensorType::scalar(a.dtype());
+        let parts = [false, true].map(|log| TExpr::op(Op::Slogdet { log }, vec![a.e.clone()], ty.clone(), span.clone()));
+        Some(Typed::strong(TExpr::new(TExprKind::Tuple(parts.to_vec()), ty, span)))
+    }
+
     /// The square matrix with the vector `x` on its diagonal: `where(i == j, outer(x, ones),
     /// 0)`, `i` and `j` counted by running sums.
     fn diag_matrix(&mut self, x: Typed, span: &Span) -> Option<TExpr> {

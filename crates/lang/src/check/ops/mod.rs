@@ -85,6 +85,7 @@ impl Checker {
                 self.matrix_builtin(sc, b, fname, args, span)
             }
             Builtin::Cholesky | Builtin::SolveTriangular | Builtin::Solve | Builtin::Inv | Builtin::Det | Builtin::Diag => self.linalg_builtin(sc, b, fname, args, span),
+            Builtin::Slogdet => self.slogdet_builtin(sc, args, span, allow_multi),
             Builtin::Softmax { log } => {
                 let x = self.expr(sc, &args[0])?;
                 if !x.dtype().is_float() {

@@ -3,7 +3,8 @@
 //! `x = solve_triangular(a, b, lower)`: `db = solve_triangular(a^T, dx, !lower)` and
 //! `da = -db x^T`, kept on the triangle that `a` is read from.
 //!
-//! `x = solve(a, b)`: `db = solve(a^T, dx)`, `da = -db x^T`; `d = det(a)`: `da = dd d inv(a)^T`.
+//! `x = solve(a, b)`: `db = solve(a^T, dx)`, `da = -db x^T`; `d = det(a)`: `da = dd d inv(a)^T`;
+//! `(s, l) = slogdet(a)`: `da = dl inv(a)^T`, nothing through the sign.
 //!
 //! `l = cholesky(a)` (Murray, "Differentiation of the Cholesky decomposition", 2016):
 //! `p = Φ(l^T dl)` (the lower triangle, its diagonal halved), `s = l^-T p l^-1`, and
@@ -101,6 +102,19 @@ pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             let inv_t = b.op(Op::Solve, vec![at, eye], a.ty.clone());
             let scale = b.mul(ct, d);
             let scale = b.like(scale, &a);
+            Ok(vec![Some(b.mul(scale, inv_t))])
+        }
+        // The sign is constant wherever it is defined.
+        Op::Slogdet { log: false } => Ok(vec![None]),
+        Op::Slogdet { log: true } => {
+            // d log|det(a)| / da = inv(a)^T = solve(a^T, I).
+            let a = n.args[0].clone();
+            let at = t(b, a.clone());
+            let one = b.lit(a.ty.dtype, 1.0);
+            let ones = b.like(one, &a);
+            let eye = diagonal_part(b, ones);
+            let inv_t = b.op(Op::Solve, vec![at, eye], a.ty.clone());
+            let scale = b.like(ct, &a);
             Ok(vec![Some(b.mul(scale, inv_t))])
         }
         _ => Err(format!("`{}` has no derivative yet", op.name())),
