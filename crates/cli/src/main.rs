@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod exec;
 mod inputs;
+mod interrupt;
 mod npy;
 mod npz;
 mod repl;

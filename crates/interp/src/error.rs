@@ -64,6 +64,10 @@ pub enum InterpError {
     #[error("call depth limit ({limit}) exceeded in `{function}`")]
     RecursionLimit { function: String, limit: usize, span: Option<Span> },
 
+    /// The evaluation was interrupted ([`crate::interrupt`]) at a step of this loop.
+    #[error("interrupted at step {step} of this loop")]
+    Interrupted { step: i64, span: Span },
+
     #[error("internal error (malformed typed program): {message}")]
     Internal { message: String, span: Option<Span> },
 }
@@ -82,7 +86,8 @@ impl InterpError {
             | Check { span, .. }
             | TooLarge { span, .. }
             | MatMul { span, .. }
-            | Squeeze { span, .. } => Some(span.clone()),
+            | Squeeze { span, .. }
+            | Interrupted { span, .. } => Some(span.clone()),
             ResultMismatch { .. } => None,
         }
     }

@@ -30,6 +30,23 @@ use std::collections::HashMap;
 
 pub use ops::elementwise::cast;
 pub use error::InterpError;
+
+static INTERRUPT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks every evaluation in progress to stop: the next step of a loop fails with
+/// [`InterpError::Interrupted`]. Only an atomic store, so a signal handler may call it.
+pub fn interrupt() {
+    INTERRUPT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Withdraws a request to stop (before a new evaluation); whether one was pending.
+pub fn clear_interrupt() -> bool {
+    INTERRUPT.swap(false, std::sync::atomic::Ordering::Relaxed)
+}
+
+pub(crate) fn interrupted() -> bool {
+    INTERRUPT.load(std::sync::atomic::Ordering::Relaxed)
+}
 use error::Result;
 use signature::{SymbolBindings, match_type};
 

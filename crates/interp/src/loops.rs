@@ -79,6 +79,9 @@ impl Interp<'_> {
         let mut body = Frame { vars: frame.vars.clone(), syms: frame.syms.clone() };
         let let_names: Vec<&String> = l.body.lets.iter().flat_map(|b| b.names()).collect();
         for i in start..stop.max(start) {
+            if crate::interrupted() {
+                return Err(InterpError::Interrupted { step: i - start, span: span.clone() });
+            }
             // A `let` of the body that shadows an outer name starts each step unbound again.
             for name in &let_names {
                 match frame.vars.get(*name) {

@@ -100,7 +100,11 @@ pub fn repl(opts: ExecOptions) -> CmdResult {
                 if !input.trim().is_empty() {
                     let _ = rl.add_history_entry(input.trim_end());
                 }
-                let out = session.eval_line(&input);
+                let out = {
+                    // Ctrl-C stops the evaluation, not the REPL.
+                    let _ctrl_c = crate::interrupt::Guard::install();
+                    session.eval_line(&input)
+                };
                 if let Some(t) = session.take_timing() {
                     eprintln!("{t}");
                 }
