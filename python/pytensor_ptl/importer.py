@@ -77,8 +77,14 @@ _ALLOC_DIAG = getattr(_basic, "AllocDiag", None)
 # Linear algebra: `pytensor.tensor.linalg` in PyTensor 3.3, `slinalg` before.
 try:
     from pytensor.tensor.linalg import Cholesky, CholeskySolve, Det, MatrixInverse, SLogDet, Solve, SolveTriangular
+    from pytensor.tensor.linalg import LUFactor, PivotToPermutations
 except ImportError:  # pragma: no cover
     from pytensor.tensor.nlinalg import Det, MatrixInverse, SLogDet
+
+    class LUFactor:  # not in PyTensor 3.0: nothing is an instance
+        pass
+
+    PivotToPermutations = LUFactor
     from pytensor.tensor.slinalg import Cholesky, CholeskySolve, Solve, SolveTriangular
 
 
@@ -425,12 +431,13 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, CholeskySolve):
         if node.inputs[0].type.ndim != 2 or node.inputs[1].type.ndim not in (1, 2):
             raise NotImplementedError(f"{at}: a batched solve with a Cholesky factor")
-    elif isinstance(op, (Det, MatrixInverse, SLogDet)):
+    elif isinstance(op, (Det, MatrixInverse, SLogDet, LUFactor)):
         if node.inputs[0].type.ndim != 2:
             raise NotImplementedError(f"{at}: a batched `{type(op).__name__}`")
+    elif isinstance(op, PivotToPermutations):
+        if node.inputs[0].type.ndim != 1:
+            raise NotImplementedError(f"{at}: a batched `PivotToPermutations`")
     elif isinstance(op, SolveTriangular):
-        if op.unit_diagonal:
-            raise NotImplementedError(f"{at}: a triangular solve with a unit diagonal")
         if node.inputs[0].type.ndim != 2 or node.inputs[1].type.ndim not in (1, 2):
             raise NotImplementedError(f"{at}: a batched triangular solve")
     elif isinstance(op, ExtractDiag):
@@ -822,11 +829,20 @@ class _Describer:
         elif isinstance(op, Cholesky):
             self.simple(node, "cholesky", [node.inputs[0]], at, lower=bool(op.lower))
         elif isinstance(op, SolveTriangular):
-            self.simple(node, "solve_triangular", node.inputs[:2], at, lower=bool(op.lower))
+            self.simple(node, "solve_triangular", node.inputs[:2], at, lower=bool(op.lower), unit=bool(op.unit_diagonal))
         elif isinstance(op, CholeskySolve):
             self.simple(node, "cholesky_solve", node.inputs[:2], at, lower=bool(op.lower))
         elif isinstance(op, Solve):
             self.simple(node, "solve", node.inputs[:2], at)
+        elif isinstance(op, LUFactor):
+            outputs = []
+            for o in node.outputs:
+                self.ids[o] = self.fresh()
+                outputs.append(self.ids[o])
+            dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
+            self.emit("lu_factor", [self.id_of(node.inputs[0])], outputs[0], dtype, at, outputs=outputs)
+        elif isinstance(op, PivotToPermutations):
+            self.simple(node, "pivot_permutation", node.inputs[:1], at, inverse=bool(op.inverse))
         elif isinstance(op, SLogDet):
             outputs = []
             for o in node.outputs:

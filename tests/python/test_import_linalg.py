@@ -164,3 +164,36 @@ def test_slogdet_and_the_gradient_of_its_log():
     want = np.linalg.slogdet(SPD * 1e100)
     assert got[0] == want[0]
     np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+
+
+def test_general_solve_through_pytensors_lu_rewrite():
+    # PyTensor rewrites `solve` (and the gradients of `det` and `inv`) into `LUFactor`,
+    # `PivotToPermutations` and unit-diagonal triangular solves; all of them are ptl's.
+    a = pt.matrix("a")
+    b = pt.vector("b")
+    x = pt.linalg.solve(a, b)
+    g = np.array([[2.0, 1.0, -1.0], [-3.0, -1.0, 2.0], [-2.0, 1.0, 2.0]])
+    outs = [x, pytensor.grad(x.sum(), a), pytensor.grad(pt.linalg.det(a), a), pytensor.grad(pt.linalg.inv(a).sum(), a)]
+    want = pytensor.function([a, b], outs)(g, np.array([8.0, -11.0, -3.0]))
+    f = pytensor.function([a, b], outs, mode="PTL_STRICT")
+    kinds = {type(n.op).__name__ for n in f.maker.fgraph.toposort()}
+    assert "LUFactor" in kinds and "PivotToPermutations" in kinds, kinds
+    for got, w in zip(f(g, np.array([8.0, -11.0, -3.0])), want):
+        assert_same(got, w)
+
+
+def test_lu_factor_and_its_permutation_as_scipy_computes_them():
+    import scipy.linalg as sl
+    from pytensor.tensor.linalg import LUFactor, PivotToPermutations
+
+    a = pt.matrix("a")
+    lu, piv = LUFactor()(a)
+    outs = [lu, piv, PivotToPermutations(inverse=True)(piv), PivotToPermutations(inverse=False)(piv)]
+    f = pytensor.function([a], outs, mode="PTL_STRICT")
+    got = f(SPD - 3.0)
+    want_lu, want_piv = sl.lu_factor(SPD - 3.0)
+    assert_same(got[0], want_lu)
+    np.testing.assert_array_equal(got[1], want_piv)
+    p = got[2]
+    np.testing.assert_allclose((SPD - 3.0)[p], (np.tril(got[0], -1) + np.eye(5)) @ np.triu(got[0]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(got[3], np.argsort(p))

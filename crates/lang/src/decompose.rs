@@ -208,6 +208,82 @@ pub fn slogdet(a: &TExpr, log: bool) -> Decomposition {
     (b.lets, part)
 }
 
+/// One part of `lu_factor(a)`, `a` of type `T[n, n]`: LAPACK's `getrf` step by step. At
+/// step `j` the row of the largest `|lu[i, j]|`, `i >= j` (the first such), is swapped with
+/// row `j` (whole rows, the multipliers stored so far included), the rows below lose their
+/// multiple of row `j` on the columns after `j`, and the multipliers fill column `j` below
+/// the diagonal. Gives the packed factors, or (`pivots`) the swapped rows as `i32`.
+pub fn lu_factor(a: &TExpr, pivots: bool) -> Decomposition {
+    let (mut b, vec_ty, idx, n) = rows_of(a);
+    let dt = a.ty.dtype;
+    let zero = b.lit(DType::I64, 0.0);
+    let piv0 = b.like(zero, &idx);
+    let out = loop_many(&mut b, vec![a.clone(), piv0], n, |b, s, j| {
+        let (lu, piv) = (s[0].clone(), s[1].clone());
+        let column = vec![SliceAxis::Full, SliceAxis::Index];
+        let col = index(b, lu.clone(), column.clone(), vec![j.clone()], vec_ty.clone());
+        let size = b.un(UnaryOp::Abs, col);
+        let below = b.bin(BinaryOp::Ge, idx.clone(), j.clone());
+        let none = b.lit(dt, -1.0);
+        let size = b.select(below, size, none);
+        let p = b.op(Op::Arg { max: true, axis: 0 }, vec![size], TensorType::scalar(DType::I64));
+        let here = b.bin(BinaryOp::Eq, idx.clone(), j.clone());
+        let p_all = b.like(p.clone(), &idx);
+        let piv = b.select(here.clone(), p_all, piv);
+        let lu = swap_rows(b, lu, &j, &p);
+        let pivot = index(b, lu.clone(), vec![SliceAxis::Index, SliceAxis::Index], vec![j.clone(), j.clone()], TensorType::scalar(dt));
+        let col = index(b, lu.clone(), column, vec![j.clone()], vec_ty.clone());
+        let one = b.lit(dt, 1.0);
+        let reciprocal = b.div(one, pivot);
+        let ratio = b.mul(col, reciprocal);
+        let after = b.bin(BinaryOp::Gt, idx.clone(), j.clone());
+        let f = b.keep(after.clone(), ratio);
+        let row = index(b, lu.clone(), vec![SliceAxis::Index, SliceAxis::Full], vec![j.clone()], vec_ty.clone());
+        let row = b.keep(after.clone(), row);
+        let f_col = b.expand(f, 1);
+        let f_col = b.like(f_col, &lu);
+        let row = b.expand(row, 0);
+        let row = b.like(row, &lu);
+        let less = b.mul(f_col.clone(), row);
+        let lu = b.sub(lu, less);
+        // Column `j` below the diagonal holds the multipliers.
+        let rows_after = b.expand(after, 1);
+        let rows_after = b.like(rows_after, &lu);
+        let col_j = b.expand(here, 0);
+        let col_j = b.like(col_j, &lu);
+        let place = b.bin(BinaryOp::LogicalAnd, rows_after, col_j);
+        let lu = b.select(place, f_col, lu);
+        vec![lu, piv]
+    });
+    let part = if pivots { b.cast(out[1].clone(), DType::I32) } else { out[0].clone() };
+    (b.lets, part)
+}
+
+/// `lu_permutation(piv)`, `piv` an `i64` vector: `p = 0, 1, ..., n - 1`, then for each `i`
+/// in order `p[i]` and `p[piv[i]]` swapped (a negative pivot counts from the end).
+pub fn lu_permutation(piv: &TExpr) -> Decomposition {
+    let mut b = Builder::new(piv.span.clone(), FIRST_NAME);
+    let idx = counts(&mut b, piv);
+    let n = b.dim_size(piv, 0);
+    let scalar = TensorType::scalar(DType::I64);
+    let p = loop_over(&mut b, idx.clone(), n.clone(), |b, p, i| {
+        let t = index(b, piv.clone(), vec![SliceAxis::Index], vec![i.clone()], scalar.clone());
+        let zero = b.lit(DType::I64, 0.0);
+        let negative = b.bin(BinaryOp::Lt, t.clone(), zero);
+        let wrapped = b.add(t.clone(), n.clone());
+        let t = b.select(negative, wrapped, t);
+        let at_i = index(b, p.clone(), vec![SliceAxis::Index], vec![i.clone()], scalar.clone());
+        let at_t = index(b, p.clone(), vec![SliceAxis::Index], vec![t.clone()], scalar.clone());
+        let is_t = b.bin(BinaryOp::Eq, idx.clone(), t);
+        let at_i = b.like(at_i, &idx);
+        let p = b.select(is_t, at_i, p);
+        let is_i = b.bin(BinaryOp::Eq, idx.clone(), i);
+        let at_t = b.like(at_t, &idx);
+        b.select(is_i, at_t, p)
+    });
+    (b.lets, p)
+}
+
 /// `cholesky(a)`, `a` of type `T[n, n]`. Row `j` of `r = transpose(l)` is, from
 /// `w = a[:, j] - r[:, j] @ r` (rows `j..` of `r` are still zero, so the product sums over
 /// the finished rows only): `sqrt(w[j])` at `j`, `w[i] / sqrt(w[j])` after it, zero before.

@@ -425,6 +425,15 @@ pub enum Op {
     /// matrix), from the pivots of Gaussian elimination with partial pivoting, so that a
     /// determinant beyond the float range keeps its logarithm.
     Slogdet { log: bool },
+    /// One part of `lu_factor(a)` of a float square matrix, as SciPy's `lu_factor` (LAPACK's
+    /// `getrf`, partial pivoting): the factors `l` (below the diagonal; its unit diagonal is
+    /// not stored) and `u` (on and above it) in one matrix (`pivots: false`), or the `i32`
+    /// pivots (`pivots: true`): row `i` was swapped with row `piv[i]`, in order.
+    LuFactor { pivots: bool },
+    /// `lu_permutation(piv)`: the `i64` row order `p` that `lu_factor`'s pivots make, the swaps
+    /// applied to `0, 1, ..., n - 1` in order, so that `a[p] == l @ u`. A pivot may be
+    /// negative, counting from the end, as an index may.
+    LuPermutation,
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -454,7 +463,7 @@ impl Op {
             Op::Scan { .. } | Op::Sort { .. } => Family::Scan,
             Op::Concat(_) | Op::SplitPart { .. } => Family::Joining,
             Op::Diagonal | Op::Tri { .. } => Family::Matrix,
-            Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } => Family::Linalg,
+            Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } | Op::LuPermutation => Family::Linalg,
         }
     }
 
@@ -514,6 +523,8 @@ impl Op {
             Op::Sort { arg: false, .. } => "sort",
             Op::Sort { arg: true, .. } => "argsort",
             Op::Slogdet { .. } => "slogdet",
+            Op::LuFactor { .. } => "lu_factor",
+            Op::LuPermutation => "lu_permutation",
         }
     }
 }
@@ -602,6 +613,10 @@ pub enum Builtin {
     Sort { arg: bool },
     /// `slogdet(a)`: two values, the sign and the log of the absolute value of `det(a)`.
     Slogdet,
+    /// `lu_factor(a)`: two values, the packed factors and the pivots.
+    LuFactor,
+    /// `lu_permutation(piv)`.
+    LuPermutation,
 }
 
 impl Builtin {
@@ -652,6 +667,8 @@ impl Builtin {
             Builtin::Sort { arg: false },
             Builtin::Sort { arg: true },
             Builtin::Slogdet,
+            Builtin::LuFactor,
+            Builtin::LuPermutation,
         ]);
         v
     }
@@ -708,6 +725,8 @@ impl Builtin {
             Builtin::Sort { arg: false } => "sort",
             Builtin::Sort { arg: true } => "argsort",
             Builtin::Slogdet => "slogdet",
+            Builtin::LuFactor => "lu_factor",
+            Builtin::LuPermutation => "lu_permutation",
         }
     }
 
@@ -716,7 +735,7 @@ impl Builtin {
         match self {
             Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace | Builtin::Diag | Builtin::Cholesky => (1, 1),
             Builtin::SolveTriangular => (2, 3),
-            Builtin::Inv | Builtin::Det | Builtin::Slogdet => (1, 1),
+            Builtin::Inv | Builtin::Det | Builtin::Slogdet | Builtin::LuFactor | Builtin::LuPermutation => (1, 1),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
             Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } | Builtin::Sort { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
@@ -760,7 +779,8 @@ impl Builtin {
             Builtin::Cholesky => format!("{n}(a)"),
             Builtin::SolveTriangular => format!("{n}(a, b), {n}(a, b, lower)"),
             Builtin::Solve => format!("{n}(a, b)"),
-            Builtin::Inv | Builtin::Det | Builtin::Slogdet => format!("{n}(a)"),
+            Builtin::Inv | Builtin::Det | Builtin::Slogdet | Builtin::LuFactor => format!("{n}(a)"),
+            Builtin::LuPermutation => format!("{n}(piv)"),
         }
     }
 }

@@ -225,8 +225,19 @@ pub enum NodeKind {
     /// PyTensor's `Cholesky`: the lower factor, or (`lower` false) the upper one, read from
     /// the upper triangle.
     Cholesky { lower: bool },
-    /// PyTensor's `SolveTriangular` without a unit diagonal: inputs `a`, `b`.
-    SolveTriangular { lower: bool },
+    /// PyTensor's `SolveTriangular`: inputs `a`, `b`; with `unit`, `a`'s diagonal is read as
+    /// ones.
+    SolveTriangular {
+        lower: bool,
+        #[serde(default)]
+        unit: bool,
+    },
+    /// PyTensor's `LUFactor`: outputs the packed factors (`output`) and the pivots
+    /// (`outputs[1]`).
+    LuFactor { outputs: Vec<usize> },
+    /// PyTensor's `PivotToPermutations`: the row order of the pivots (`inverse`), or its
+    /// inverse permutation.
+    PivotPermutation { inverse: bool },
     /// PyTensor's `CholeskySolve`: inputs the factor `c` (lower, or upper when `lower` is
     /// false) of `a` and `b`; `x` with `a @ x = b`, by two triangular solves.
     CholeskySolve { lower: bool },

@@ -196,7 +196,7 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
         }
         NodeKind::Slogdet { outputs } => {
             let [a] = inputs(node)?;
-            return slogdet(b, node, b.operand(a, dt, at)?, outputs);
+            return two_values(b, node, Builtin::Slogdet, b.operand(a, dt, at)?, outputs, &[dt, dt]);
         }
         NodeKind::MakeVector => {
             let parts = b.args_in(&node.inputs, dt, at)?;
@@ -302,10 +302,29 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let f = if node.kind == NodeKind::Det { Builtin::Det } else { Builtin::Inv };
             builtin(f, vec![b.operand(a, dt, at)?])
         }
-        NodeKind::SolveTriangular { lower } => {
+        NodeKind::SolveTriangular { lower, unit } => {
             let [a, rhs] = inputs(node)?;
             let flag = boolean(*lower);
-            builtin(Builtin::SolveTriangular, vec![b.operand(a, dt, at)?, b.operand(rhs, dt, at)?, flag])
+            let a = b.operand(a, dt, at)?;
+            // A unit diagonal: ones put on it, `where(diag(ones) != 0, 1, a)`.
+            let a = if *unit {
+                let d = builtin(Builtin::Diagonal, vec![a.clone()]);
+                let ones = select(unary(UnaryOp::Isnan, d), float(1.0), float(1.0));
+                let on = bin(BinOp::Ne, builtin(Builtin::Diag, vec![ones]), float(0.0));
+                select(on, float(1.0), a)
+            } else {
+                a
+            };
+            builtin(Builtin::SolveTriangular, vec![a, b.operand(rhs, dt, at)?, flag])
+        }
+        NodeKind::LuFactor { outputs } => {
+            let [a] = inputs(node)?;
+            return two_values(b, node, Builtin::LuFactor, b.operand(a, dt, at)?, outputs, &[dt, DType::I32]);
+        }
+        NodeKind::PivotPermutation { inverse } => {
+            let [piv] = inputs(node)?;
+            let order = builtin(Builtin::LuPermutation, vec![b.operand(piv, b.dtype(piv, at)?, at)?]);
+            if *inverse { order } else { builtin(Builtin::Sort { arg: true }, vec![order]) }
         }
         NodeKind::ArangeDim => {
             // `arange(n)` of a dimension name: 0, 1, ..., n - 1 as `i64`.
@@ -437,20 +456,21 @@ fn split(b: &mut Builder, node: &Node, x: Expr, axis: i64, sizes: &[u64], output
     Ok(())
 }
 
-/// `let (sign, logdet) = slogdet(a)`, the two outputs bound to the two names.
-fn slogdet(b: &mut Builder, node: &Node, a: Expr, outputs: &[usize]) -> Result<()> {
+/// `let (x, y) = f(a)` for a builtin of two values (`slogdet`, `lu_factor`): the node's two
+/// outputs bound to the two names, of dtypes `dtypes`.
+fn two_values(b: &mut Builder, node: &Node, f: Builtin, a: Expr, outputs: &[usize], dtypes: &[DType; 2]) -> Result<()> {
     let at = node.at.as_str();
-    let [sign, log] = outputs else {
-        return Err(ImportError::malformed(at, "an `SLogDet` without two outputs"));
+    let [first, second] = outputs else {
+        return Err(ImportError::malformed(at, format!("`{}` without two outputs", f.name())));
     };
-    if *sign != node.output {
-        return Err(ImportError::malformed(at, "an `SLogDet` whose first output is not the node's"));
+    if *first != node.output {
+        return Err(ImportError::malformed(at, format!("`{}` whose first output is not the node's", f.name())));
     }
     let names = [b.names.temp(), b.names.temp()];
-    let value = builtin(Builtin::Slogdet, vec![a]);
+    let value = builtin(f, vec![a]);
     b.lets.push(Let { name: ident(&names[0]), ty: None, value, span: SPAN, rest: vec![ident(&names[1])] });
-    for (&id, name) in [sign, log].into_iter().zip(&names) {
-        b.define(id, Val::Var(name.clone()), node.dtype, at)?;
+    for ((&id, name), &dt) in [first, second].into_iter().zip(&names).zip(dtypes) {
+        b.define(id, Val::Var(name.clone()), dt, at)?;
     }
     Ok(())
 }

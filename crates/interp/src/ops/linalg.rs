@@ -171,6 +171,68 @@ pub(crate) fn slogdet(node: &Node, a: &Value, log: bool) -> Result<Value> {
     }
 }
 
+/// LAPACK's `getrf`: the packed factors and the pivots (row `j` swapped with `piv[j]`).
+fn lu_of<T: Float>(a: &ArrayD<T>) -> (ArrayD<T>, Vec<i32>) {
+    let mut lu = matrix(a);
+    let n = lu.nrows();
+    let mut piv = Vec::with_capacity(n);
+    for j in 0..n {
+        // The first largest |lu[i, j]|, i >= j (NaN never largest).
+        let mut p = j;
+        for i in j + 1..n {
+            if lu[[i, j]].abs() > lu[[p, j]].abs() {
+                p = i;
+            }
+        }
+        piv.push(p as i32);
+        if p != j {
+            for k in 0..n {
+                lu.swap([j, k], [p, k]);
+            }
+        }
+        let reciprocal = T::one() / lu[[j, j]];
+        for i in j + 1..n {
+            let m = lu[[i, j]] * reciprocal;
+            lu[[i, j]] = m;
+            for k in j + 1..n {
+                let v = lu[[j, k]];
+                lu[[i, k]] = lu[[i, k]] - m * v;
+            }
+        }
+    }
+    (lu.into_dyn(), piv)
+}
+
+pub(crate) fn lu_factor(node: &Node, a: &Value, pivots: bool) -> Result<Value> {
+    square(node, a, "lu_factor")?;
+    let pick = |piv: Vec<i32>| Value::I32(ArrayD::from_shape_vec(ndarray::IxDyn(&[piv.len()]), piv).expect("one pivot per row"));
+    match (a, pivots) {
+        (Value::F32(a), false) => Ok(Value::F32(lu_of(a).0)),
+        (Value::F64(a), false) => Ok(Value::F64(lu_of(a).0)),
+        (Value::F32(a), true) => Ok(pick(lu_of(a).1)),
+        (Value::F64(a), true) => Ok(pick(lu_of(a).1)),
+        _ => Err(InterpError::internal("`lu_factor` of a non-float matrix", &node.expr.span)),
+    }
+}
+
+/// The row order the pivots make: the swaps applied in order to `0, 1, ..., n - 1`.
+pub(crate) fn lu_permutation(node: &Node, piv: &Value) -> Result<Value> {
+    let span = &node.expr.span;
+    let Value::I64(piv) = piv else { return Err(InterpError::internal("`lu_permutation` of non-`i64` pivots", span)) };
+    let n = piv.len() as i64;
+    let mut p: Vec<i64> = (0..n).collect();
+    for (i, &t) in piv.iter().enumerate() {
+        let t = if t < 0 { t + n } else { t };
+        if !(0..n).contains(&t) {
+            let ty = ptl_lang::TensorType::new(ptl_lang::DType::I64, node.operands[0].ty.dims.clone());
+            let check = RuntimeCheck::Index { op: "[]".to_string(), ty, axis: 0 };
+            return Err(InterpError::check(check, span, format!("pivot {i} is {}, for {n} rows", piv[i])));
+        }
+        p.swap(i, t as usize);
+    }
+    Ok(Value::I64(ArrayD::from_shape_vec(ndarray::IxDyn(&[n as usize]), p).expect("one entry per pivot")))
+}
+
 pub(crate) fn cholesky(node: &Node, a: &Value) -> Result<Value> {
     square(node, a, "cholesky")?;
     match a {

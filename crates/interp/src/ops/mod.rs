@@ -72,6 +72,8 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         },
         Op::Det => linalg::det(node, &one(values, node)?),
         Op::Slogdet { log } => linalg::slogdet(node, &one(values, node)?, *log),
+        Op::LuFactor { pivots } => linalg::lu_factor(node, &one(values, node)?, *pivots),
+        Op::LuPermutation => linalg::lu_permutation(node, &one(values, node)?),
         Op::MatMul => {
             let mut it = values.into_iter();
             let (a, b) = (it.next(), it.next());

@@ -78,6 +78,11 @@ pub fn lower<'c, 'a>(
             sc.bind("%a", av);
             decompose::slogdet(&a_var, *log)
         }
+        Op::LuFactor { pivots } => {
+            shaped_like = Some(av);
+            sc.bind("%a", av);
+            decompose::lu_factor(&a_var, *pivots)
+        }
         Op::SolveTriangular { .. } | Op::Solve => {
             let b = &operands[1];
             let bv = expr::lower(e, scope, prog, b)?;
@@ -127,3 +132,22 @@ pub fn lower<'c, 'a>(
     // loop avoids it.
     e.optimization_barrier(out)
 }
+
+/// `lu_permutation(piv)`: its decomposition, a loop of swaps. Unlike the factorisations its
+/// loop reads indices the caller gives (the pivots), whose bounds checks can fail, so a
+/// checks-only twin runs it too.
+pub fn lower_permutation<'c, 'a>(e: &Emitter<'c, 'a>, scope: &Scope<'c, 'a>, prog: &TProgram, node: &TExpr, operands: &[TExpr]) -> Result<Value<'c, 'a>> {
+    crate::checks::note_decomposition();
+    let piv = operands.first().ok_or_else(|| LowerError::Internal("`lu_permutation` without pivots".into()))?;
+    let pv = expr::lower(e, scope, prog, piv)?;
+    let mut sc = scope.clone();
+    let ty = piv.ty.clone();
+    sc.bind("%piv", pv);
+    let (lets, result) = decompose::lu_permutation(&TExpr::new(TExprKind::Var("%piv".to_string()), ty, node.span.clone()));
+    for l in &lets {
+        bind_let(e, &mut sc, prog, l)?;
+    }
+    let out = expr::lower(e, &sc, prog, &result)?;
+    e.optimization_barrier(out)
+}
+

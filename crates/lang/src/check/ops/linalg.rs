@@ -123,6 +123,39 @@ impl Checker {
         Some(Typed::strong(TExpr::new(TExprKind::Tuple(parts.to_vec()), ty, span)))
     }
 
+    /// `lu_factor(a)`: the packed factors (`a`'s type) and the `i32` pivots, two values.
+    pub(crate) fn lu_factor_builtin(&mut self, sc: &Scope, args: &[Expr], span: Span, allow_multi: bool) -> Option<Typed> {
+        let a = self.expr(sc, &args[0])?;
+        let a = self.float_matrix(a, "lu_factor", &span)?;
+        let n = self.square_side(&a, "lu_factor", &span)?;
+        if !allow_multi {
+            let d = Diagnostic::new(ErrorKind::Mismatch, span.clone(), "`lu_factor` gives 2 values here, but one value is expected")
+                .with_label(span, "the packed factors and the pivots")
+                .with_note("bind them with `let (lu, piv) = lu_factor(a)`, or print them");
+            self.report(d);
+            return None;
+        }
+        let lu_ty = TensorType::new(a.dtype(), vec![n.clone(), n.clone()]);
+        let piv_ty = TensorType::new(DType::I32, vec![n]);
+        let lu = TExpr::op(Op::LuFactor { pivots: false }, vec![a.e.clone()], lu_ty.clone(), span.clone());
+        let piv = TExpr::op(Op::LuFactor { pivots: true }, vec![a.e], piv_ty, span.clone());
+        Some(Typed::strong(TExpr::new(TExprKind::Tuple(vec![lu, piv]), lu_ty, span)))
+    }
+
+    /// `lu_permutation(piv)`: an integer vector's row order, `i64` of its dims.
+    pub(crate) fn lu_permutation_builtin(&mut self, sc: &Scope, args: &[Expr], span: Span) -> Option<Typed> {
+        let piv = self.expr(sc, &args[0])?;
+        if piv.ty().rank() != 1 || !matches!(piv.dtype(), DType::I32 | DType::I64) {
+            let d = Diagnostic::new(ErrorKind::DType, span.clone(), "`lu_permutation` needs a vector of integer pivots")
+                .with_label(piv.e.span.clone(), has_type(piv.ty()));
+            self.report(d);
+            return None;
+        }
+        let piv = self.convert(piv, DType::I64)?;
+        let ty = TensorType::new(DType::I64, piv.ty.dims.clone());
+        Some(Typed::strong(TExpr::op(Op::LuPermutation, vec![piv], ty, span)))
+    }
+
     /// The square matrix with the vector `x` on its diagonal: `where(i == j, outer(x, ones),
     /// 0)`, `i` and `j` counted by running sums.
     fn diag_matrix(&mut self, x: Typed, span: &Span) -> Option<TExpr> {
