@@ -16,6 +16,7 @@ import json
 import numpy as np
 import pytensor.scalar as ps
 import pytensor.scalar.math as psm
+import pytensor.tensor as pt
 from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.ops import DeepCopyOp, TypeCastingOp
 from pytensor.graph.basic import Constant
@@ -39,6 +40,7 @@ try:  # PyTensor 3.3
     from pytensor.conditional.op import IfElse
 except ImportError:  # PyTensor 3.0
     from pytensor.ifelse import IfElse
+from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.sort import ArgSortOp, SortOp
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import All, Any, Argmax, Dot, Max, Min, Prod, Sum
@@ -192,6 +194,9 @@ def _alloc_diag(node) -> bool:
 
 
 from . import _ptl
+
+# The most batch elements a `Blockwise` is unrolled over (each is the core op's own code).
+_MAX_UNROLLED_BATCH = 64
 
 SUPPORTED_DTYPES = ("bool", "int32", "int64", "float32", "float64")
 
@@ -414,6 +419,15 @@ def _check_node(node, at: str) -> None:
             raise NotImplementedError(f"{at}: argmax over {ndim if op.axis is None else len(op.axis)} axes")
     elif isinstance(op, IfElse):
         _check_ifelse(node, at)
+    elif isinstance(op, Blockwise):
+        # The core op on one batch element: unrolled over the batch when described (whose
+        # sizes must then be known).
+        core_inputs = [pt.tensor(dtype=i.type.dtype, shape=(None,) * len(sig)) for i, sig in zip(node.inputs, op.inputs_sig)]
+        try:
+            core = op.core_op.make_node(*core_inputs)
+        except Exception as e:  # noqa: BLE001 - any refusal of the core op's own
+            raise NotImplementedError(f"{at}: a batched `{op.core_op}` ({e})") from e
+        _check_node(core, at)
     elif isinstance(op, (SortOp, ArgSortOp)):
         if not isinstance(getattr(op, "axis", None), int) or len(node.inputs) != 1:
             raise NotImplementedError(f"{at}: a sort whose axis is an input")
@@ -798,6 +812,8 @@ class _Describer:
         elif _alloc_diag(node):
             # (An `OpFromGraph`: ptl has it as one builtin.)
             self.simple(node, "alloc_diag", node.inputs[:1], at)
+        elif isinstance(op, Blockwise):
+            self.blockwise(node, at)
         elif isinstance(op, OpFromGraph):
             self.inline(node, at)
         elif isinstance(op, Split):
@@ -1023,14 +1039,61 @@ class _Describer:
             return parent.named_input_id(v)
         return None
 
-    def inline(self, node, at):
-        """An `OpFromGraph`: its inner graph, node by node, in place."""
-        inner = node.op.fgraph
+    def blockwise(self, node, at):
+        """A `Blockwise` of a core op over batch axes of sizes known before run time: the core
+        op once per batch element, on that element of each input (a size-1 batch axis
+        stretches), the results stacked; the unrolled graph is inlined."""
+        op = node.op
+        core_ndims = [len(sig) for sig in op.inputs_sig]
+        ins = node.inputs[: len(core_ndims)]
+        batch_ndim = node.outputs[0].type.ndim - len(op.outputs_sig[0])
+        batch = []
+        for axis in range(batch_ndim):
+            sizes = set()
+            for x, cn in zip(ins, core_ndims):
+                off = batch_ndim - (x.type.ndim - cn)
+                if axis >= off:
+                    s = self.static_size(x, axis - off)
+                    if s is None:
+                        # Mode PTL then makes one program per input shape.
+                        raise NeedsStaticShapes(f"{at}: a batched `{op.core_op}` whose batch size is known only at run time")
+                    if s != 1:
+                        sizes.add(s)
+            if len(sizes) > 1:
+                raise NotImplementedError(f"{at}: a batched `{op.core_op}` whose batch sizes differ ({sorted(sizes)})")
+            batch.append(sizes.pop() if sizes else 1)
+        if int(np.prod(batch)) > _MAX_UNROLLED_BATCH:
+            raise NotImplementedError(f"{at}: a batched `{op.core_op}` over {int(np.prod(batch))} elements (ptl unrolls at most {_MAX_UNROLLED_BATCH})")
+        fresh = [pt.tensor(dtype=x.type.dtype, shape=tuple(self.static_size(x, a) for a in range(x.type.ndim))) for x in ins]
+        per_output = [[] for _ in node.outputs]
+        for idx in np.ndindex(*batch):
+            args = []
+            for x, cn in zip(fresh, core_ndims):
+                off = batch_ndim - (x.type.ndim - cn)
+                sel = tuple(0 if x.type.shape[j] == 1 else idx[j + off] for j in range(x.type.ndim - cn))
+                args.append(x[sel] if sel else x)
+            for k, o in enumerate(op.core_op.make_node(*args).outputs):
+                per_output[k].append(o)
+        outs = []
+        for parts, o in zip(per_output, node.outputs):
+            stacked = pt.stack(parts)
+            if batch_ndim > 1:
+                core_shape = parts[0].type.shape
+                if any(d is None for d in core_shape):
+                    raise NotImplementedError(f"{at}: a batched `{op.core_op}` over several axes with results of sizes known only at run time")
+                stacked = stacked.reshape((*batch, *core_shape))
+            outs.append(pt.cast(stacked, o.type.dtype))
+        self.inline(node, at, FunctionGraph(fresh, outs, clone=False), ins)
+
+    def inline(self, node, at, inner=None, inputs=None):
+        """An `OpFromGraph`: its inner graph, node by node, in place (or `inner`, a graph of
+        `inputs`, the node's outputs its outputs)."""
+        inner = node.op.fgraph if inner is None else inner
         sub = _Describer(inner)
         sub.next_id, sub.consts, sub.const_entries, sub.nodes = self.next_id, self.consts, self.const_entries, self.nodes
         sub.guards = self.guards
         sub.dim_ids = self.dim_ids
-        for v, outer in zip(inner.inputs, node.inputs):
+        for v, outer in zip(inner.inputs, node.inputs if inputs is None else inputs):
             sub.outer[v] = (self, outer)
             value = self.value_of(outer)
             if value is not None:

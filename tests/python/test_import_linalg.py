@@ -197,3 +197,26 @@ def test_lu_factor_and_its_permutation_as_scipy_computes_them():
     p = got[2]
     np.testing.assert_allclose((SPD - 3.0)[p], (np.tril(got[0], -1) + np.eye(5)) @ np.triu(got[0]), rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(got[3], np.argsort(p))
+
+
+def test_batched_linear_algebra_is_unrolled_over_a_known_batch():
+    # PyTensor's Blockwise of a core op: the core op once per batch element; a batch axis of
+    # size 1 stretches, as NumPy broadcasts.
+    a = pt.tensor("a", shape=(3, 4, 4))
+    b = pt.tensor("b", shape=(3, 4, 2))
+    c = pt.tensor("c", shape=(1, 4, 2))
+    m = rng.standard_normal((3, 4, 4))
+    spd = m @ m.transpose(0, 2, 1) + 4 * np.eye(4)
+    chol = pt.linalg.cholesky(a)
+    outs = [chol, pt.linalg.solve_triangular(chol, b, lower=True), pt.linalg.solve(a, c), pt.linalg.det(a)]
+    _compare([a, b, c], outs, [spd, rng.standard_normal((3, 4, 2)), rng.standard_normal((1, 4, 2))])
+
+
+def test_batched_cholesky_of_a_batch_known_only_at_run_time_is_one_program_per_shape():
+    a = pt.tensor3("a")
+    m = rng.standard_normal((2, 3, 3))
+    spd = m @ m.transpose(0, 2, 1) + 3 * np.eye(3)
+    f = pytensor.function([a], pt.linalg.cholesky(a), mode="PTL_STRICT")
+    want = pytensor.function([a], pt.linalg.cholesky(a))
+    for batch in (spd, spd[:1]):
+        assert_same(f(batch), want(batch))
