@@ -275,6 +275,7 @@ _MATH_OPS = {
     ps.IntDiv: "floor_divide",
     psm.Erf: "erf",
     psm.Erfc: "erfc",
+    psm.Erfcx: "erfcx",
     psm.Erfinv: "erfinv",
     psm.GammaLn: "gammaln",
     psm.Psi: "digamma",

@@ -36,6 +36,7 @@ UNARY = {
     "trunc": (pt.trunc, -3.0, 3.0),
     "erf": (pt.erf, -3.0, 3.0),
     "erfc": (pt.erfc, -3.0, 5.0),
+    "erfcx": (pt.erfcx, -3.0, 30.0),
     "erfinv": (pt.erfinv, -0.999, 0.999),
     "gammaln": (pt.gammaln, 0.05, 20.0),
     "psi": (pt.psi, 0.05, 20.0),

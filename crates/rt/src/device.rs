@@ -172,7 +172,7 @@ pub const VULKAN_NO_F64: &[&str] = &["exp", "log", "log1p", "tanh", "sigmoid", "
 /// NumPy's) with exp or log: on Vulkan they are refused in every float dtype. Checked by
 /// `crates/rt/tests/it/vulkan.rs` too.
 pub const VULKAN_WIDENED: &[&str] = &[
-    "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1", "log2", "log10", "cbrt", "erf", "erfc", "gammaln",
+    "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1", "log2", "log10", "cbrt", "erf", "erfc", "erfcx", "gammaln",
     "digamma", "erfinv", "log1mexp", "softplus", "logaddexp",
 ];
 

@@ -35,6 +35,7 @@ pub(crate) fn unary_f64(op: UnaryOp) -> Option<fn(f64) -> f64> {
         Trunc => libm::trunc,
         Erf => libm::erf,
         Erfc => libm::erfc,
+        Erfcx => super::special::erfcx,
         // SciPy's gammaln(-inf) is -inf (musl's lgamma gives +inf).
         Gammaln => |x| if x == f64::NEG_INFINITY { x } else { libm::lgamma(x) },
         Digamma => super::special::digamma,

@@ -72,6 +72,7 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
         Cbrt => special::cbrt(f, w)?,
         Erf => special::erf(f, w)?,
         Erfc => special::erfc(f, w)?,
+        Erfcx => special::erfcx(f, w)?,
         Gammaln => lgamma::gammaln(f, w)?,
         Digamma => digamma::digamma(f, w)?,
         Erfinv => erfinv::erfinv(f, w)?,

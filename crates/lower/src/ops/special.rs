@@ -1,4 +1,4 @@
-//! `erf`, `erfc` and `cbrt` built from arithmetic in `f64` (IREE cannot compile `math.erf`,
+//! `erf`, `erfc`, `erfcx` and `cbrt` built from arithmetic in `f64` (IREE cannot compile `math.erf`,
 //! `math.erfc` or `math.cbrt` for `f64`).
 //!
 //! Provenance: `erf`/`erfc` are fdlibm's `s_erf.c` (Sun Microsystems, 1993; the constants as
@@ -95,6 +95,8 @@ struct Parts<'c, 'a> {
     y: V<'c, 'a>,
     d: V<'c, 'a>,
     tail: V<'c, 'a>,
+    /// `exp(x^2) erfc(ax)` from 1.25 on: the tail without its `exp(-x^2)`.
+    scaled: V<'c, 'a>,
 }
 
 fn parts<'c, 'a>(f: F<'_, 'c, 'a>, ax: V<'c, 'a>) -> Result<Parts<'c, 'a>> {
@@ -112,7 +114,10 @@ fn parts<'c, 'a>(f: F<'_, 'c, 'a>, ax: V<'c, 'a>) -> Result<Parts<'c, 'a>> {
     let e1 = f.exp(f.addc(f.neg(f.mul(zh, zh)?)?, -0.5625)?)?;
     let e2 = f.exp(f.add(f.mul(f.sub(zh, xa)?, f.add(zh, xa)?)?, f.div(r, big_s)?)?)?;
     let tail = f.div(f.mul(e1, e2)?, xa)?;
-    Ok(Parts { y, d, tail })
+    // exp(x^2) times the tail: -z^2 + (z - x)(z + x) = -x^2 exactly, so it is
+    // exp(-0.5625 + R/S) / x, which neither under- nor overflows.
+    let scaled = f.div(f.exp(f.addc(f.div(r, big_s)?, -0.5625)?)?, xa)?;
+    Ok(Parts { y, d, tail, scaled })
 }
 
 /// `erf(x)`.
@@ -152,6 +157,19 @@ pub fn erfc<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let far = f.sel(neg, f.sub(f.c(2.0)?, tail)?, tail)?;
     let r = f.sel(f.ltc(ax, 1.25)?, mid, far)?;
     let r = f.sel(f.ltc(ax, 0.84375)?, small, r)?;
+    f.nan_through(x, r)
+}
+
+/// `erfcx(x) = exp(x^2) erfc(x)`: from 1.25 on, fdlibm's tail without its `exp(-x^2)`;
+/// below, `exp(x^2) erfc(x)` with `x^2 = h + l` split exactly (`fma`), so the factor keeps its
+/// relative accuracy (it overflows to inf from about x = -26.6, as the function does).
+pub fn erfcx<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let p = parts(f, f.abs(x)?)?;
+    let h = f.mul(x, x)?;
+    // (No low part where x^2 overflows: inf - inf would be NaN.)
+    let l = f.sel(f.is_inf(h)?, f.c(0.0)?, f.fma(x, x, f.neg(h)?)?)?;
+    let near = f.mul(f.mul(f.exp(h)?, f.exp(l)?)?, erfc(f, x)?)?;
+    let r = f.sel(f.gec(x, 1.25)?, p.scaled, near)?;
     f.nan_through(x, r)
 }
 

@@ -164,6 +164,7 @@ fn math_library_matches_libm() {
         ("cbrt", 1.0),
         ("erf", 2.0),
         ("erfc", 2.0),
+        ("erfcx", 4.0),
         ("gammaln", 3.0),
         ("digamma", 4.0),
         ("erfinv", 2.0),

@@ -144,6 +144,14 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
             let d = b.scale(e, c);
             b.mul(ct, d)
         }
+        Erfcx => {
+            // d/dx erfcx(x) = 2 x erfcx(x) - 2 / sqrt(pi)
+            let xy = b.mul(x, y);
+            let two_xy = b.scale(xy, 2.0);
+            let c = b.lit(two_xy.ty.dtype, 2.0 / PI.sqrt());
+            let d = b.sub(two_xy, c);
+            b.mul(ct, d)
+        }
         Log1mexp => {
             // d/dx log(1 - e^x) = -1 / expm1(-x)
             let m = b.neg(x);
