@@ -175,6 +175,17 @@ def mvnormal_lkj():
     return m
 
 
+def censored_normal():
+    # A censored likelihood: the normal's log-CDF and log-survival (through `erfcx` far out).
+    rng = np.random.default_rng(17)
+    y = np.clip(rng.normal(0.5, 1.2, 40), -1.0, 1.5)
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0, 2)
+        s = pm.HalfNormal("s", 2)
+        pm.Censored("y", pm.Normal.dist(mu, s), lower=-1.0, upper=1.5, observed=y)
+    return m
+
+
 MODELS = {
     f.__name__: f
     for f in [
@@ -194,5 +205,6 @@ MODELS = {
         gaussian_process,
         dirichlet_multinomial,
         mvnormal_lkj,
+        censored_normal,
     ]
 }
