@@ -851,22 +851,17 @@ class _Describer:
             self.simple(node, "cholesky_solve", node.inputs[:2], at, lower=bool(op.lower))
         elif isinstance(op, Solve):
             self.simple(node, "solve", node.inputs[:2], at)
-        elif isinstance(op, LUFactor):
+        elif isinstance(op, (LUFactor, SLogDet)):
+            # Two outputs, of one ptl builtin of two values.
             outputs = []
             for o in node.outputs:
                 self.ids[o] = self.fresh()
                 outputs.append(self.ids[o])
             dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
-            self.emit("lu_factor", [self.id_of(node.inputs[0])], outputs[0], dtype, at, outputs=outputs)
+            kind = "lu_factor" if isinstance(op, LUFactor) else "slogdet"
+            self.emit(kind, [self.id_of(node.inputs[0])], outputs[0], dtype, at, outputs=outputs)
         elif isinstance(op, PivotToPermutations):
             self.simple(node, "pivot_permutation", node.inputs[:1], at, inverse=bool(op.inverse))
-        elif isinstance(op, SLogDet):
-            outputs = []
-            for o in node.outputs:
-                self.ids[o] = self.fresh()
-                outputs.append(self.ids[o])
-            dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
-            self.emit("slogdet", [self.id_of(node.inputs[0])], outputs[0], dtype, at, outputs=outputs)
         elif isinstance(op, Det):
             self.simple(node, "det", node.inputs[:1], at)
         elif isinstance(op, MatrixInverse):

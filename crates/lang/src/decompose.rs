@@ -163,9 +163,9 @@ pub fn solve(a: &TExpr, rhs: &TExpr) -> Decomposition {
     (b.lets, x)
 }
 
-/// `det(a)`, `a` of type `T[n, n]`: the product of the pivots of Gaussian elimination with
-/// partial pivoting, negated once per row swap.
-pub fn det(a: &TExpr) -> Decomposition {
+/// The pivots of Gaussian elimination with partial pivoting on the square `a`, and the sign
+/// of the row permutation (-1 to the number of swaps), with the builder that made them.
+fn pivots_and_sign(a: &TExpr) -> (Builder, TExpr, TExpr) {
     let (mut b, vec_ty, idx, n) = rows_of(a);
     let one = b.lit(a.ty.dtype, 1.0);
     let out = loop_many(&mut b, vec![a.clone(), one], n, |b, s, j| {
@@ -175,8 +175,15 @@ pub fn det(a: &TExpr) -> Decomposition {
         vec![u, sign]
     });
     let pivots = b.op(Op::Diagonal, vec![out[0].clone()], vec_ty);
+    (b, pivots, out[1].clone())
+}
+
+/// `det(a)`, `a` of type `T[n, n]`: the product of the pivots of Gaussian elimination with
+/// partial pivoting, negated once per row swap.
+pub fn det(a: &TExpr) -> Decomposition {
+    let (mut b, pivots, sign) = pivots_and_sign(a);
     let product = b.reduce(ReduceOp::Prod, pivots, &[0]);
-    let d = b.mul(out[1].clone(), product);
+    let d = b.mul(sign, product);
     (b.lets, d)
 }
 
@@ -184,15 +191,7 @@ pub fn det(a: &TExpr) -> Decomposition {
 /// runs: their signs' product, negated once per row swap (`log` false), or the sum of the logs
 /// of their absolute values (`log` true).
 pub fn slogdet(a: &TExpr, log: bool) -> Decomposition {
-    let (mut b, vec_ty, idx, n) = rows_of(a);
-    let one = b.lit(a.ty.dtype, 1.0);
-    let out = loop_many(&mut b, vec![a.clone(), one], n, |b, s, j| {
-        let (u, _, swapped) = eliminate(b, &idx, s[0].clone(), None, j);
-        let flipped = b.neg(s[1].clone());
-        let sign = b.select(swapped, flipped, s[1].clone());
-        vec![u, sign]
-    });
-    let pivots = b.op(Op::Diagonal, vec![out[0].clone()], vec_ty);
+    let (mut b, pivots, swaps) = pivots_and_sign(a);
     let part = if log {
         let magnitudes = b.un(UnaryOp::Abs, pivots);
         let logs = b.un(UnaryOp::Log, magnitudes);
@@ -200,7 +199,7 @@ pub fn slogdet(a: &TExpr, log: bool) -> Decomposition {
     } else {
         let signs = b.un(UnaryOp::Sign, pivots);
         let product = b.reduce(ReduceOp::Prod, signs, &[0]);
-        let signed = b.mul(out[1].clone(), product);
+        let signed = b.mul(swaps, product);
         // A singular matrix's sign is 0, not -0.
         let zero = b.lit(a.ty.dtype, 0.0);
         b.add(signed, zero)

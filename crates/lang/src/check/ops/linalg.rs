@@ -112,11 +112,7 @@ impl Checker {
         let a = self.float_matrix(a, "slogdet", &span)?;
         self.square_side(&a, "slogdet", &span)?;
         if !allow_multi {
-            let d = Diagnostic::new(ErrorKind::Mismatch, span.clone(), "`slogdet` gives 2 values here, but one value is expected")
-                .with_label(span, "the sign and the log of the absolute determinant")
-                .with_note("bind them with `let (sign, logdet) = slogdet(a)`, or print them");
-            self.report(d);
-            return None;
+            return self.two_values_here("slogdet", "the sign and the log of the absolute determinant", "(sign, logdet)", span);
         }
         let ty = TensorType::scalar(a.dtype());
         let parts = [false, true].map(|log| TExpr::op(Op::Slogdet { log }, vec![a.e.clone()], ty.clone(), span.clone()));
@@ -129,17 +125,22 @@ impl Checker {
         let a = self.float_matrix(a, "lu_factor", &span)?;
         let n = self.square_side(&a, "lu_factor", &span)?;
         if !allow_multi {
-            let d = Diagnostic::new(ErrorKind::Mismatch, span.clone(), "`lu_factor` gives 2 values here, but one value is expected")
-                .with_label(span, "the packed factors and the pivots")
-                .with_note("bind them with `let (lu, piv) = lu_factor(a)`, or print them");
-            self.report(d);
-            return None;
+            return self.two_values_here("lu_factor", "the packed factors and the pivots", "(lu, piv)", span);
         }
         let lu_ty = TensorType::new(a.dtype(), vec![n.clone(), n.clone()]);
         let piv_ty = TensorType::new(DType::I32, vec![n]);
         let lu = TExpr::op(Op::LuFactor { pivots: false }, vec![a.e.clone()], lu_ty.clone(), span.clone());
         let piv = TExpr::op(Op::LuFactor { pivots: true }, vec![a.e], piv_ty, span.clone());
         Some(Typed::strong(TExpr::new(TExprKind::Tuple(vec![lu, piv]), lu_ty, span)))
+    }
+
+    /// The error for a builtin of two values (`what`) where one is expected.
+    fn two_values_here(&mut self, fname: &str, what: &str, names: &str, span: Span) -> Option<Typed> {
+        let d = Diagnostic::new(ErrorKind::Mismatch, span.clone(), format!("`{fname}` gives 2 values here, but one value is expected"))
+            .with_label(span, what)
+            .with_note(format!("bind them with `let {names} = {fname}(a)`, or print them"));
+        self.report(d);
+        None
     }
 
     /// `lu_permutation(piv)`: an integer vector's row order, `i64` of its dims.
