@@ -163,10 +163,11 @@ def _multi_index_shapes(node, s, k, at):
     shape = [None if d is None else int(d) for d in x.type.shape]
     others = shape[:s] + shape[s + k :]
     if any(d is None for d in shape[s : s + k]) or others.count(None) > (0 if inc else 1):
-        raise NotImplementedError(f"{at}: advanced indexing of an array whose indexed dims are known only at run time")
+        # Mode PTL then makes one program per input shape.
+        raise NeedsStaticShapes(f"{at}: advanced indexing of an array whose indexed dims are known only at run time")
     lead = np.broadcast_shapes(*[tuple(1 if d is None else d for d in i.type.shape) for i in idx])
     if inc and any(d is None for i in idx for d in i.type.shape):
-        raise NotImplementedError(f"{at}: advanced indexing with index arrays of sizes known only at run time")
+        raise NeedsStaticShapes(f"{at}: advanced indexing with index arrays of sizes known only at run time")
     values = shape[:s] + [int(d) for d in lead] + shape[s + k :]
     return shape[s : s + k], shape, len(lead), values
 
@@ -406,7 +407,11 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
         pass
     elif (multi := _multi_index(node)) is not None:
-        _multi_index_shapes(node, *multi, at)
+        # Sizes known only at run time are settled per input shape (see the describer).
+        try:
+            _multi_index_shapes(node, *multi, at)
+        except NeedsStaticShapes:
+            pass
     elif _alloc_diag(node):
         pass
     elif isinstance(op, _BATCHED_DOT):

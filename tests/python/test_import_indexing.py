@@ -192,3 +192,22 @@ def test_pad_of_a_matrix(mode):
     x = pt.tensor("x", shape=(3, 4))
     kw = {"constant_values": 2.5} if mode == "constant" else {}
     _compare([x], pt.pad(x, ((1, 2), (0, 1)), mode=mode, **kw), [np.arange(12.0).reshape(3, 4)])
+
+
+def test_index_arrays_on_axes_of_run_time_size_make_one_program_per_shape():
+    p = pt.matrix("p")
+    y = pt.lvector("y")
+    x = pt.tensor3("x")
+    i = pt.lvector("i")
+    j = pt.lvector("j")
+    rng = np.random.default_rng(3)
+    cases = [
+        ([p, y], p[pt.arange(p.shape[0]), y], [[rng.random((4, 3)), np.array([0, 2, 1, 2])], [rng.random((2, 5)), np.array([4, 0])]]),
+        ([x, i, j], pt.set_subtensor(x[:, i, j], 1.5), [[rng.random((2, 3, 4)), np.array([0, 2]), np.array([1, 3])]]),
+        ([x, i, j], pt.inc_subtensor(x[i, j], 1.0), [[rng.random((3, 3, 4)), np.array([0, 2, 2]), np.array([1, 2, 2])]]),
+    ]
+    for inputs, out, calls in cases:
+        f = pytensor.function(inputs, out, mode="PTL_STRICT")
+        want = pytensor.function(inputs, out)
+        for args in calls:
+            assert_same(f(*args), want(*args))

@@ -104,10 +104,8 @@ CASES = {
 }
 
 # Cases whose graphs hold ops ptl cannot express yet (they run in mode PTL with fallback
-# islands): advanced indexing with several index arrays on axes of sizes known only at run
-# time, or separated by a slice, and a boolean mask.
+# islands): advanced indexing with index arrays separated by a slice, and a boolean mask.
 FALLBACK = {
-    "advanced_subtensor_two_arrays",
     "advanced_with_slices",
     "set_boolean_mask",
 }
