@@ -151,7 +151,31 @@ def _multi_index(node):
     return s, k
 
 
-def _multi_index_shapes(node, s, k, at):
+def _separated_index(node):
+    """perm, where `node` reads `x[...]` with k >= 2 integer arrays on axes that are not
+    adjacent (whole axes between them: `x[i, :, j]`): NumPy then puts the indices' axes first,
+    then the whole axes in order, which is the gather of the leading axes of `x` transposed by
+    `perm` (the indexed axes, then the rest). Else None."""
+    op = node.op
+    if _ADVANCED_SUB is None or not isinstance(op, _ADVANCED_SUB):
+        return None
+    items = tuple(getattr(op, "idx_list", ()))
+    idx = node.inputs[1:]
+    k = len(idx)
+    arrays = [a for a, it in enumerate(items) if not isinstance(it, slice)]
+    if k < 2 or len(arrays) != k or [items[a] for a in arrays] != list(range(k)):
+        return None
+    if arrays == list(range(arrays[0], arrays[0] + k)):
+        return None  # adjacent: `_multi_index`
+    if any((it.start, it.stop, it.step) != (None, None, None) for it in items if isinstance(it, slice)):
+        return None
+    if any(getattr(i.type, "dtype", "")[:3] not in ("int", "uin") or i.type.ndim == 0 for i in idx):
+        return None
+    ndim = node.inputs[0].type.ndim
+    return arrays + [a for a in range(ndim) if a not in arrays]
+
+
+def _multi_index_shapes(node, s, k, at, perm=None):
     """The static sizes of the k indexed axes, the array's shape, the rank of the broadcast
     index arrays, and (for a set or an increment) the static shape of the indexed part, in
     NumPy's order (the s whole axes, the indices', the rest). PyTensor's static types must
@@ -161,6 +185,8 @@ def _multi_index_shapes(node, s, k, at):
     inc = _ADVANCED_INC is not None and isinstance(node.op, _ADVANCED_INC)
     idx = node.inputs[2 if inc else 1 :]
     shape = [None if d is None else int(d) for d in x.type.shape]
+    if perm is not None:  # the array as `_separated_index` transposes it
+        shape = [shape[a] for a in perm]
     others = shape[:s] + shape[s + k :]
     if any(d is None for d in shape[s : s + k]) or others.count(None) > (0 if inc else 1):
         # Mode PTL then makes one program per input shape.
@@ -406,10 +432,10 @@ def _check_node(node, at: str) -> None:
         raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
         pass
-    elif (multi := _multi_index(node)) is not None:
+    elif (multi := _multi_index(node)) is not None or (perm := _separated_index(node)) is not None:
         # Sizes known only at run time are settled per input shape (see the describer).
         try:
-            _multi_index_shapes(node, *multi, at)
+            _multi_index_shapes(node, *(multi or (0, len(node.inputs) - 1)), at, None if multi else perm)
         except NeedsStaticShapes:
             pass
     elif _alloc_diag(node):
@@ -833,6 +859,17 @@ class _Describer:
                 self.simple(node, "scatter_multi", node.inputs, at, sizes=sizes, shape=shape, values=values, set=bool(op.set_instead_of_inc), lead=s, index_rank=rank)
             else:
                 self.simple(node, "gather", node.inputs, at, sizes=sizes, shape=shape, lead=s, index_rank=rank)
+        elif (perm := _separated_index(node)) is not None:
+            # The indexed axes moved first, then a gather on the leading axes.
+            x = node.inputs[0]
+            k = len(node.inputs) - 1
+            sizes, shape, rank, _ = _multi_index_shapes(node, 0, k, at, perm)
+            moved = self.fresh()
+            self.emit("dimshuffle", [self.id_of(x)], moved, _ptl_dtype(x.type.dtype, at), at, order=perm, in_ndim=x.type.ndim)
+            out = self.fresh()
+            ids = [moved] + [self.id_of(i) for i in node.inputs[1:]]
+            self.emit("gather", ids, out, _ptl_dtype(node.outputs[0].type.dtype, at), at, sizes=sizes, shape=shape, lead=0, index_rank=rank)
+            self.ids[node.outputs[0]] = out
         elif _is_scatter(node):
             self.simple(node, "scatter", node.inputs[:3], at, set=bool(op.set_instead_of_inc))
         elif isinstance(op, Argmax):

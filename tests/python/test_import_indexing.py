@@ -211,3 +211,12 @@ def test_index_arrays_on_axes_of_run_time_size_make_one_program_per_shape():
         want = pytensor.function(inputs, out)
         for args in calls:
             assert_same(f(*args), want(*args))
+
+
+def test_index_arrays_separated_by_whole_axes_put_their_axes_first():
+    x = pt.tensor("x", shape=(3, 4, 5))
+    X = np.arange(60.0).reshape(3, 4, 5)
+    _compare([x], x[[1, 2], :, [3, 4]], [X])
+    _compare([x], x[[0, 2], :, [[1], [3]]], [X])
+    w = pt.tensor("w", shape=(2, 3, 4, 5))
+    _compare([w], w[:, [1, 0], :, [4, 2]], [np.arange(120.0).reshape(2, 3, 4, 5)])

@@ -104,9 +104,8 @@ CASES = {
 }
 
 # Cases whose graphs hold ops ptl cannot express yet (they run in mode PTL with fallback
-# islands): advanced indexing with index arrays separated by a slice, and a boolean mask.
+# islands): a boolean mask.
 FALLBACK = {
-    "advanced_with_slices",
     "set_boolean_mask",
 }
 
