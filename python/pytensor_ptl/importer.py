@@ -30,6 +30,7 @@ from pytensor.tensor.basic import (
     ExtractDiag,
     Join,
     MakeVector,
+    Nonzero,
     ScalarFromTensor,
     Split,
     TensorFromScalar,
@@ -149,6 +150,41 @@ def _multi_index(node):
     if any(getattr(i.type, "dtype", "")[:3] not in ("int", "uin") or i.type.ndim == 0 for i in idx):
         return None
     return s, k
+
+
+def _mask_set(node):
+    """The bool mask, where `node` is `x[mask] = y` or `x[mask] += y` with one value `y` for
+    every selected element (a scalar) and a mask of `x`'s rank: PyTensor's
+    `AdvancedIncSubtensor` at the outputs of one `Nonzero(mask)`, which ptl computes as
+    `where(mask, y, x)` (or `where(mask, x + y, x)`) without the indices. Else None."""
+    op = node.op
+    if _ADVANCED_INC is None or not isinstance(op, _ADVANCED_INC) or len(node.inputs) < 3:
+        return None
+    x, y, idx = node.inputs[0], node.inputs[1], node.inputs[2:]
+    owner = idx[0].owner
+    if len(idx) == 1 and idx[0].type.dtype == "bool":
+        mask = idx[0]  # the mask itself, before PyTensor's rewrite to `Nonzero`
+        idx = [None] * x.type.ndim
+    elif owner is None or not isinstance(owner.op, Nonzero) or list(idx) != list(owner.outputs):
+        return None
+    else:
+        mask = owner.inputs[0]
+    if mask.type.dtype != "bool" or mask.type.ndim != x.type.ndim or len(idx) != x.type.ndim:
+        return None
+    if len(getattr(op, "idx_list", ())) not in (1, len(idx)):
+        return None
+    if not all(y.type.broadcastable):
+        return None
+    return mask
+
+
+def _mask_only(node, fgraph) -> bool:
+    """Whether `node` is a `Nonzero` whose indices serve only masked sets (`_mask_set`), which
+    read its mask instead: then it needs no equivalent of its own."""
+    if not isinstance(node.op, Nonzero):
+        return False
+    users = [client for o in node.outputs for client, _ in fgraph.clients.get(o, [])]
+    return bool(users) and all(not isinstance(u, str) and _mask_set(u) is not None for u in users)
 
 
 def _separated_index(node):
@@ -409,6 +445,8 @@ def _node_support(fgraph: FunctionGraph, first_only: bool, constants=None):
         ):
             static.update(node.outputs)
             continue
+        if _mask_only(node, fgraph):
+            continue
         try:
             _check_node(node, _where(index, node, fgraph))
         except NotImplementedError as e:
@@ -431,6 +469,8 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, _BLAS_REFUSED):
         raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
+        pass
+    elif _mask_set(node) is not None:
         pass
     elif (multi := _multi_index(node)) is not None or (perm := _separated_index(node)) is not None:
         # Sizes known only at run time are settled per input shape (see the describer).
@@ -852,6 +892,18 @@ class _Describer:
             self.split(node, at)
         elif _take_axis(node) is not None:
             self.simple(node, "take", node.inputs[:2], at, axis=_take_axis(node))
+        elif (mask := _mask_set(node)) is not None:
+            x, y = node.inputs[0], node.inputs[1]
+            dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
+            value = self.id_of(y)
+            if not op.set_instead_of_inc:
+                value = self.fresh()
+                self.emit("add", [self.id_of(x), self.id_of(y)], value, dtype, at)
+            out = self.fresh()
+            self.emit("switch", [self.id_of(mask), value, self.id_of(x)], out, dtype, at)
+            self.ids[node.outputs[0]] = out
+        elif _mask_only(node, self.fgraph):
+            pass  # read by the masked sets themselves
         elif (multi := _multi_index(node)) is not None:
             s, k = multi
             sizes, shape, rank, values = _multi_index_shapes(node, s, k, at)

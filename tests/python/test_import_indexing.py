@@ -220,3 +220,17 @@ def test_index_arrays_separated_by_whole_axes_put_their_axes_first():
     _compare([x], x[[0, 2], :, [[1], [3]]], [X])
     w = pt.tensor("w", shape=(2, 3, 4, 5))
     _compare([w], w[:, [1, 0], :, [4, 2]], [np.arange(120.0).reshape(2, 3, 4, 5)])
+
+
+@pytest.mark.parametrize("mode", ["PTL_STRICT", "PTL"])
+def test_a_scalar_set_or_added_under_a_boolean_mask_is_a_where(mode):
+    # With or without PyTensor's rewrite of the mask into `Nonzero` indices.
+    x = pt.matrix("x")
+    s = pt.scalar("s")
+    X = np.random.default_rng(4).standard_normal((4, 5))
+    for out, inputs, args in [
+        (pt.set_subtensor(x[x > 0], 0.0), [x], [X]),
+        (pt.inc_subtensor(x[x < 0], s), [x, s], [X, 2.0]),
+    ]:
+        f = pytensor.function(inputs, out, mode=mode)
+        assert_same(f(*args), pytensor.function(inputs, out)(*args))
