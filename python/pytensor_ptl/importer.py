@@ -462,10 +462,7 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, CAReduce):
         _reduce_kind(op, at)
     elif isinstance(op, (Softmax, LogSoftmax)):
-        if (op.axis is None and node.inputs[0].type.ndim != 1) or (
-            isinstance(op.axis, (tuple, list)) and len(op.axis) != 1
-        ):
-            raise NotImplementedError(f"{at}: softmax over all axes of a rank-{node.inputs[0].type.ndim} tensor")
+        pass  # over one axis, or several (through `logsumexp`)
     elif isinstance(op, _BLAS_REFUSED):
         raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
@@ -985,15 +982,14 @@ class _Describer:
             axes = sorted({int(a) % ndim for a in axes}) if ndim else []
             self.simple(node, "reduce", [node.inputs[0]], at, kind=kind, axes=axes, in_ndim=ndim)
         elif isinstance(op, (Softmax, LogSoftmax)):
-            axis = op.axis
-            if isinstance(axis, (tuple, list)):
-                if len(axis) != 1:
-                    raise NotImplementedError(f"{at}: softmax over the axes {tuple(axis)}")
-                axis = axis[0]
             ndim = node.inputs[0].type.ndim
-            axis = 0 if axis is None else int(axis) % max(ndim, 1)
-            name = "softmax" if isinstance(op, Softmax) else "log_softmax"
-            self.simple(node, name, [node.inputs[0]], at, axis=axis)
+            axes = range(ndim) if op.axis is None else op.axis if isinstance(op.axis, (tuple, list)) else [op.axis]
+            axes = sorted({int(a) % max(ndim, 1) for a in axes})
+            if len(axes) <= 1:
+                name = "softmax" if isinstance(op, Softmax) else "log_softmax"
+                self.simple(node, name, [node.inputs[0]], at, axis=axes[0] if axes else 0)
+            else:
+                self.softmax_axes(node, axes, at)
         elif isinstance(op, Alloc):
             shape = [int(self.need_known(s, at, "the allocated shape")) for s in node.inputs[1:]]
             if any(n < 0 for n in shape):
@@ -1128,6 +1124,31 @@ class _Describer:
             parent, v = self.outer[x]
             return parent.named_input_id(v)
         return None
+
+    def softmax_axes(self, node, axes, at):
+        """`Softmax` / `LogSoftmax` over several axes: `x - logsumexp(x, axes)` (its
+        exponential for the softmax), the reduced axes put back as size 1."""
+        x = node.inputs[0]
+        ndim = x.type.ndim
+        dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
+        total = self.fresh()
+        self.emit("reduce", [self.id_of(x)], total, dtype, at, kind="logsumexp", axes=axes, in_ndim=ndim)
+        order, kept = [], 0
+        for a in range(ndim):
+            if a in axes:
+                order.append(None)
+            else:
+                order.append(kept)
+                kept += 1
+        back = self.fresh()
+        self.emit("dimshuffle", [total], back, dtype, at, order=order, in_ndim=ndim - len(axes))
+        out = self.fresh()
+        self.emit("sub", [self.id_of(x), back], out, dtype, at)
+        if isinstance(node.op, Softmax):
+            log = out
+            out = self.fresh()
+            self.emit("exp", [log], out, dtype, at)
+        self.ids[node.outputs[0]] = out
 
     def blockwise(self, node, at):
         """A `Blockwise` of a core op over batch axes of sizes known before run time: the core

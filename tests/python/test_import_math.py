@@ -96,3 +96,14 @@ def test_fused_graph_of_math_ops():
     x = pt.vector("x")
     out = pt.sin(x) * pt.exp2(x) + pt.gammaln(pt.abs(x) + 1.0) - pt.erf(x / 3.0)
     _compare([x], out, [_args(-2.0, 2.0, "float64")])
+
+
+@pytest.mark.parametrize("axis", [None, (0, 2), (1, 2)])
+def test_softmax_and_log_softmax_over_several_axes(axis):
+    from pytensor.tensor.special import log_softmax, softmax
+
+    x = pt.tensor("x", shape=(2, 3, 4))
+    X = np.random.default_rng(6).standard_normal((2, 3, 4))
+    for out in (softmax(x, axis=axis), log_softmax(x, axis=axis)):
+        f = pytensor.function([x], out, mode="PTL_STRICT")
+        np.testing.assert_allclose(f(X), pytensor.function([x], out)(X), rtol=1e-12, atol=1e-15)
