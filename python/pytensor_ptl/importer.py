@@ -470,11 +470,15 @@ def _check_node(node, at: str) -> None:
     elif _mask_set(node) is not None:
         pass
     elif (multi := _multi_index(node)) is not None or (perm := _separated_index(node)) is not None:
-        # Sizes known only at run time are settled per input shape (see the describer).
         try:
             _multi_index_shapes(node, *(multi or (0, len(node.inputs) - 1)), at, None if multi else perm)
-        except NeedsStaticShapes:
-            pass
+        except NeedsStaticShapes as e:
+            # Sizes known only at run time are settled per input shape when they are the
+            # graph's inputs' (fixed then); a computed array's stay unknown even so.
+            inc = _ADVANCED_INC is not None and isinstance(op, _ADVANCED_INC)
+            sized = node.inputs[:1] + (list(node.inputs[2:]) if inc else [])
+            if any(v.owner is not None for v in sized):
+                raise NotImplementedError(str(e)) from e
     elif _alloc_diag(node):
         pass
     elif isinstance(op, _BATCHED_DOT):
