@@ -1119,6 +1119,14 @@ class _Describer:
             return parent.static_size(v, axis)
         return d
 
+    def is_input(self, x):
+        """Whether `x` is an input of the graph being converted (through inlined graphs'
+        inputs), whose sizes are fixed when mode PTL makes a program per input shape."""
+        if x in self.outer:
+            parent, v = self.outer[x]
+            return parent.is_input(v)
+        return x.owner is None
+
     def named_input_id(self, x):
         """The id of the graph input `x` is (through inlined graphs' inputs) if its unknown
         dims are named, else None."""
@@ -1170,8 +1178,12 @@ class _Describer:
                 if axis >= off:
                     s = self.static_size(x, axis - off)
                     if s is None:
-                        # Mode PTL then makes one program per input shape.
-                        raise NeedsStaticShapes(f"{at}: a batched `{op.core_op}` whose batch size is known only at run time")
+                        message = f"{at}: a batched `{op.core_op}` whose batch size is known only at run time"
+                        if self.is_input(x):
+                            # Mode PTL then makes one program per input shape.
+                            raise NeedsStaticShapes(message)
+                        # A computed array's size stays unknown even then.
+                        raise NotImplementedError(message)
                     if s != 1:
                         sizes.add(s)
             if len(sizes) > 1:

@@ -220,3 +220,17 @@ def test_batched_cholesky_of_a_batch_known_only_at_run_time_is_one_program_per_s
     want = pytensor.function([a], pt.linalg.cholesky(a))
     for batch in (spd, spd[:1]):
         assert_same(f(batch), want(batch))
+
+
+def test_batched_cholesky_of_a_computed_batch_of_run_time_size_falls_back():
+    # Fixing the input shapes does not fix a computed array's: that node runs in PyTensor.
+    from pytensor_ptl import islands
+
+    islands._warned.discard("Blockwise")  # warned once per process
+    a = pt.tensor3("a")
+    m = pt.matmul(a, a.transpose(0, 2, 1)) + 3 * pt.eye(3)
+    out = pt.linalg.cholesky(m).sum() + pt.linalg.det(m).sum()
+    with pytest.warns(UserWarning, match="Blockwise"):
+        f = pytensor.function([a], out, mode="PTL")
+    x = rng.standard_normal((2, 3, 3))
+    np.testing.assert_allclose(f(x), pytensor.function([a], out)(x), rtol=1e-12)
