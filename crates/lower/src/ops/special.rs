@@ -138,9 +138,14 @@ pub fn erf<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
 
 /// `erfc(x)`.
 pub fn erfc<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let p = parts(f, f.abs(x)?)?;
+    erfc_from(f, x, &p)
+}
+
+/// `erfc(x)` from the pieces of `|x|`.
+fn erfc_from<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>, p: &Parts<'c, 'a>) -> Result<V<'c, 'a>> {
     let ax = f.abs(x)?;
     let neg = f.ltc(x, 0.0)?;
-    let p = parts(f, ax)?;
     let one = f.c(1.0)?;
     // |x| < 0.84375: 1 - (x + x*y), or 0.5 - (x - 0.5 + x*y) for 1/4 <= x.
     let xy = f.mul(x, p.y)?;
@@ -168,7 +173,7 @@ pub fn erfcx<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let h = f.mul(x, x)?;
     // (No low part where x^2 overflows: inf - inf would be NaN.)
     let l = f.sel(f.is_inf(h)?, f.c(0.0)?, f.fma(x, x, f.neg(h)?)?)?;
-    let near = f.mul(f.mul(f.exp(h)?, f.exp(l)?)?, erfc(f, x)?)?;
+    let near = f.mul(f.mul(f.exp(h)?, f.exp(l)?)?, erfc_from(f, x, &p)?)?;
     let r = f.sel(f.gec(x, 1.25)?, p.scaled, near)?;
     f.nan_through(x, r)
 }
