@@ -446,12 +446,19 @@ fn split(b: &mut Builder, node: &Node, x: Expr, axis: i64, sizes: &[u64], output
     if outputs.len() == 1 {
         return b.bind(node.output, node.dtype, value, at);
     }
+    bind_values(b, node, value, outputs, &vec![node.dtype; outputs.len()])
+}
+
+/// `let (x, y, ...) = value` for a value of several parts: the node's outputs bound to the
+/// names, of dtypes `dtypes`.
+fn bind_values(b: &mut Builder, node: &Node, value: Expr, outputs: &[usize], dtypes: &[DType]) -> Result<()> {
+    let at = node.at.as_str();
     let names: Vec<String> = outputs.iter().map(|_| b.names.temp()).collect();
     let mut all = names.iter().map(|n| ident(n));
-    let first = all.next().ok_or_else(|| ImportError::malformed(at, "a split without parts"))?;
+    let first = all.next().ok_or_else(|| ImportError::malformed(at, "a value of several parts without parts"))?;
     b.lets.push(Let { name: first, ty: None, value, span: SPAN, rest: all.collect() });
-    for (&id, name) in outputs.iter().zip(&names) {
-        b.define(id, Val::Var(name.clone()), node.dtype, at)?;
+    for ((&id, name), &dt) in outputs.iter().zip(&names).zip(dtypes) {
+        b.define(id, Val::Var(name.clone()), dt, at)?;
     }
     Ok(())
 }
@@ -466,13 +473,7 @@ fn two_values(b: &mut Builder, node: &Node, f: Builtin, a: Expr, outputs: &[usiz
     if *first != node.output {
         return Err(ImportError::malformed(at, format!("`{}` whose first output is not the node's", f.name())));
     }
-    let names = [b.names.temp(), b.names.temp()];
-    let value = builtin(f, vec![a]);
-    b.lets.push(Let { name: ident(&names[0]), ty: None, value, span: SPAN, rest: vec![ident(&names[1])] });
-    for ((&id, name), &dt) in [first, second].into_iter().zip(&names).zip(dtypes) {
-        b.define(id, Val::Var(name.clone()), dt, at)?;
-    }
-    Ok(())
+    bind_values(b, node, builtin(f, vec![a]), &[*first, *second], dtypes)
 }
 
 /// PyTensor's `set_subtensor(x[item], y)` / `inc_subtensor(x[item], y)` on the first axis.
