@@ -184,14 +184,21 @@ pub(crate) fn check_fits(prog: &TProgram, entry: &Entry, target: Target, device:
     let (driver, name) = (device.device.driver(), &device.name);
     // lavapipe (Mesa 22.3) loses work between the steps of a loop, whose steps are separate
     // queue submissions: rows of a scan's stack came back as zeros, or its timeline semaphore
-    // reported VK_ERROR_DEVICE_LOST, in a few runs of ten. Refused there rather than wrong.
+    // reported VK_ERROR_DEVICE_LOST, in a few runs of ten. Refused there rather than wrong. The
+    // linear-algebra ops are loops too once lowered (their decompositions): `lu_factor`'s
+    // pivots came back wrong there in one run of several.
+    let is_loop = |e: &TExpr| match &e.kind {
+        TExprKind::Loop(_) => true,
+        TExprKind::Op(op, _) => op.family() == ptl_lang::ops::Family::Linalg,
+        _ => false,
+    };
     if name.starts_with("llvmpipe")
-        && let Some((_, span)) = first_hit(prog, entry, &|e: &TExpr| matches!(&e.kind, TExprKind::Loop(_)), false)
+        && let Some((_, span)) = first_hit(prog, entry, &is_loop, false)
     {
         return Err(RtError::Unsupported {
             message: format!(
-                "loops are not run on the {driver} device `{name}` (lavapipe): it loses work between a loop's \
-                 steps; run loops on the CPU or on a GPU"
+                "loops (and the linear-algebra ops, which run as loops) are not run on the {driver} device \
+                 `{name}` (lavapipe): it loses work between a loop's steps; run them on the CPU or on a GPU"
             ),
             span,
         });
