@@ -24,11 +24,21 @@ pub struct CompileOptions {
     /// Further IREE flags for the optimised compile, after ptl's own. The fallback compile
     /// with IREE's defaults leaves them out.
     pub extra_flags: Vec<String>,
+    /// On the CPU, f64 matrix products of at least this many multiply-adds (`m * k * n`)
+    /// call the host kernel of ptl's runtime (`ptl_host.matmul_f64`) instead of IREE's code,
+    /// which has no f64 microkernel. `None` compiles every product. Only
+    /// [`crate::lower_program_for`] reads it: a module with host calls runs only on ptl's runtime.
+    pub host_matmul_from: Option<u64>,
 }
+
+/// The default of [`CompileOptions::host_matmul_from`]: 32^3 multiply-adds. Measured with
+/// `make bench`: below it the call's fixed cost (the wait for its operands, an allocation)
+/// is a noticeable part; above it the host kernel is several times faster.
+pub const HOST_MATMUL_FROM: u64 = 32 * 32 * 32;
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { target: Target::Cpu, target_cpu: "host".into(), exact_reductions: false, optimize: true, extra_flags: Vec::new() }
+        CompileOptions { target: Target::Cpu, target_cpu: "host".into(), exact_reductions: false, optimize: true, extra_flags: Vec::new(), host_matmul_from: Some(HOST_MATMUL_FROM) }
     }
 }
 

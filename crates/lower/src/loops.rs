@@ -77,7 +77,7 @@ fn known_sizes<'c, 'a>(
 }
 
 /// IREE's `flow.tensor.tie_shape`: `value` with the sizes of its dynamic dims stated.
-fn tie_shape<'c, 'a>(e: &Emitter<'c, 'a>, value: Value<'c, 'a>, dims: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>> {
+pub(crate) fn tie_shape<'c, 'a>(e: &Emitter<'c, 'a>, value: Value<'c, 'a>, dims: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>> {
     let mut operands = vec![value];
     operands.extend(dims);
     // IREE's op, in generic form: no builder exists for it.
@@ -161,6 +161,7 @@ pub fn lower_loop<'c, 'a>(
     arg_types.extend(carry_types.iter().map(|t| (*t, e.loc)));
     let body = Block::new(&arg_types);
     {
+        let _in_loop = crate::host::in_loop();
         let inner = Emitter::new(e.ctx, &body, e.loc);
         let mut sc: Scope<'c, '_> = scope.clone();
         let iv: Value<'c, '_> = body.argument(0)?.into();

@@ -20,6 +20,8 @@ use crate::context::new_context;
 use crate::emitter::Emitter;
 use crate::error::{LowerError, Result};
 use crate::expr;
+use crate::host;
+use crate::iree::CompileOptions;
 use crate::scope::Scope;
 use crate::specialize;
 use crate::types::abi_tensor_type;
@@ -43,9 +45,20 @@ pub struct Lowered {
     pub checks: Vec<CheckSite>,
 }
 
-/// Builds, verifies and prints the module for `entry`.
+/// Builds, verifies and prints the module for `entry`: plain MLIR that any IREE runtime runs.
 pub fn lower_program(prog: &TProgram, entry: &Entry) -> Result<Lowered> {
+    lower(prog, entry, None)
+}
+
+/// [`lower_program`] for ptl's own runtime compiling with `options`: large f64 matrix
+/// products on the CPU call the runtime's host kernel (see [`CompileOptions::host_matmul_from`]).
+pub fn lower_program_for(prog: &TProgram, entry: &Entry, options: &CompileOptions) -> Result<Lowered> {
+    lower(prog, entry, Some(options))
+}
+
+fn lower(prog: &TProgram, entry: &Entry, options: Option<&CompileOptions>) -> Result<Lowered> {
     checks::begin();
+    host::begin(options);
     let mlir = build(prog, entry, None);
     let checks = checks::finish();
     Ok(Lowered { mlir: mlir?, checks })
@@ -54,8 +67,9 @@ pub fn lower_program(prog: &TProgram, entry: &Entry) -> Result<Lowered> {
 /// Function `name` compiled for arguments of exactly these shapes (one per parameter): the
 /// exported `name` takes static types. Its results, checks and checks-only twin are those of
 /// [`lower_program`] with `Entry::Function(name)`.
-pub fn lower_specialized(prog: &TProgram, name: &str, shapes: &[Vec<usize>]) -> Result<Lowered> {
+pub fn lower_specialized(prog: &TProgram, name: &str, shapes: &[Vec<usize>], options: &CompileOptions) -> Result<Lowered> {
     checks::begin();
+    host::begin(Some(options));
     let mlir = build(prog, &Entry::Function(name.to_string()), Some(shapes));
     let mut checks = checks::finish();
     let renamed = specialize::dynamic_name(name);
@@ -105,6 +119,9 @@ fn build(prog: &TProgram, entry: &Entry, shapes: Option<&[Vec<usize>]>) -> Resul
         for op in twins? {
             module.body().append_operation(op);
         }
+    }
+    for decl in host::declarations(&ctx) {
+        module.body().append_operation(decl);
     }
     let mut module = module;
     if checks::decomposed() {
@@ -180,7 +197,7 @@ fn reachable<'p>(prog: &'p TProgram, entry: &Entry) -> Result<BTreeSet<&'p str>>
     Ok(seen)
 }
 
-fn func_op<'c>(
+pub(crate) fn func_op<'c>(
     ctx: &'c Context,
     name: &str,
     inputs: &[Type<'c>],

@@ -160,9 +160,12 @@ impl Engine {
         if !options.return_freed_buffers {
             crate::memory::keep_freed_buffers();
         }
-        let runtime = Runtime::new(options.device.spec()).map_err(|e| {
+        let mut runtime = Runtime::new(options.device.spec()).map_err(|e| {
             RtError::Device(format!("cannot open the {} device: {}", options.device.driver(), crate::error::status_message(&e.to_string())))
         })?;
+        if options.compile.target == ptl_lower::Target::Cpu {
+            crate::host::register(&mut runtime)?;
+        }
         let cache = CompileCache::new(options.cache_dir.clone());
         Ok(Engine {
             sides: vec![Side::new(runtime)],
@@ -205,14 +208,14 @@ impl Engine {
 
     /// The MLIR text for `entry`, as it is compiled.
     pub fn mlir(&self, prog: &TProgram, entry: &Entry) -> Result<String> {
-        Ok(ptl_lower::lower_program(prog, entry)?.mlir)
+        Ok(ptl_lower::lower_program_for(prog, entry, &self.options.compile)?.mlir)
     }
 
     /// The vmfb for `entry` (from the cache when possible).
     pub fn vmfb(&mut self, prog: &TProgram, entry: &Entry) -> Result<(String, std::sync::Arc<Vec<u8>>)> {
         crate::device::check_fits(prog, entry, self.options.compile.target, &self.device)?;
         let t0 = Instant::now();
-        let lowered = ptl_lower::lower_program(prog, entry)?;
+        let lowered = ptl_lower::lower_program_for(prog, entry, &self.options.compile)?;
         let mlir = lowered.mlir;
         let lower = t0.elapsed();
         let flags = self.options.compile.identity();
@@ -268,9 +271,9 @@ impl Engine {
             return MAIN;
         }
         if self.sides.len() <= LARGE {
-            match Runtime::new(Device::LocalTask.spec()) {
+            match Runtime::new(Device::LocalTask.spec()).map_err(|_| ()).and_then(|mut rt| crate::host::register(&mut rt).map(|_| rt).map_err(|_| ())) {
                 Ok(rt) => self.sides.push(Side::new(rt)),
-                Err(_) => {
+                Err(()) => {
                     self.no_large_side = true;
                     return MAIN;
                 }
@@ -482,7 +485,7 @@ impl Engine {
     }
 
     fn load_specialized(&mut self, prog: &TProgram, name: &str, shapes: &[Vec<usize>]) -> Result<String> {
-        let lowered = ptl_lower::lower_specialized(prog, name, shapes)?;
+        let lowered = ptl_lower::lower_specialized(prog, name, shapes, &self.options.compile)?;
         let flags = self.options.compile.identity();
         let version = format!("ptl {} {}", env!("CARGO_PKG_VERSION"), ptl_lower::compiler_identity()?);
         let key = CompileCache::key(&lowered.mlir, &flags, &version);

@@ -19,6 +19,8 @@ mod convert;
 mod device;
 mod engine;
 mod error;
+mod host;
+mod kernels;
 mod values;
 pub mod fpu;
 pub mod memory;

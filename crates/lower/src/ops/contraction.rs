@@ -10,7 +10,9 @@ use super::elementwise::dynamic_sizes;
 use super::scalar;
 use crate::emitter::{Emitter, Idx, Iter, static_shape};
 use crate::error::{LowerError, Result};
+use crate::host;
 use crate::scope::Scope;
+use melior::ir::Block;
 
 pub fn matmul<'c, 'a>(
     e: &Emitter<'c, 'a>,
@@ -60,6 +62,52 @@ pub fn matmul<'c, 'a>(
             e.check_equal(da, db, check)?;
         }
     }
+    let dt = result.dtype;
+    if let (2, 2, ptl_lang::DType::F64, Some(from)) = (ra, rb, dt, crate::host::matmul_from()) {
+        let ty = crate::types::tensor_type(e.ctx, result);
+        let idx = (&a_idx[..], &b_idx[..], &out_idx[..]);
+        return match host::plan_matmul(e, a, b, from)? {
+            host::Plan::Host => host::call_matmul(e, a, b, ty),
+            host::Plan::Compiled => compiled(e, scope, a, b, result, idx, n_loops),
+            host::Plan::Either(large) => {
+                let then_block = Block::new(&[]);
+                {
+                    let inner = Emitter::new(e.ctx, &then_block, e.loc);
+                    let v = host::call_matmul(&inner, a, b, ty)?;
+                    host::yield_value(&inner, v);
+                }
+                let else_block = Block::new(&[]);
+                {
+                    let inner = Emitter::new(e.ctx, &else_block, e.loc);
+                    let v = compiled(&inner, scope, a, b, result, idx, n_loops)?;
+                    host::yield_value(&inner, v);
+                }
+                let mut dims = Vec::new();
+                // The result's rows are `a`'s, its columns `b`'s.
+                for (out_axis, (v, axis)) in [(a, 0), (b, 1)].into_iter().enumerate() {
+                    if crate::emitter::static_dims(ty)[out_axis].is_none() {
+                        dims.push(e.dim(v, axis)?);
+                    }
+                }
+                host::branch(e, large, ty, &dims, then_block, else_block)
+            }
+        };
+    }
+    compiled(e, scope, a, b, result, (&a_idx, &b_idx, &out_idx), n_loops)
+}
+
+/// The product as IREE compiles it.
+fn compiled<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    result: &TensorType,
+    (a_idx, b_idx, out_idx): (&[Idx], &[Idx], &[Idx]),
+    n_loops: usize,
+) -> Result<Value<'c, 'a>> {
+    use Idx::Loop;
+    let (ra, rb) = (a_idx.len(), b_idx.len());
     let iters: Vec<Iter> = (0..n_loops).map(|l| if l == n_loops - 1 { Iter::Reduction } else { Iter::Parallel }).collect();
     // Sizes of the result dims, read off the operands at the positions feeding each loop.
     let to_out = |idx: &[Idx]| -> Vec<Idx> {
@@ -70,7 +118,7 @@ pub fn matmul<'c, 'a>(
             })
             .collect()
     };
-    let sizes = dynamic_sizes(e, scope, &result.dims, &[(a, to_out(&a_idx)), (b, to_out(&b_idx))])?;
+    let sizes = dynamic_sizes(e, scope, &result.dims, &[(a, to_out(a_idx)), (b, to_out(b_idx))])?;
     let dt = result.dtype;
     let zero = e.const_scalar(dt, 0.0)?;
     let init = e.filled(&static_shape(&result.dims), dt, &sizes, zero)?;
@@ -96,7 +144,7 @@ pub fn matmul<'c, 'a>(
         return e.named_linalg(name, &[a, b], init);
     }
     let el = e.elem(dt);
-    e.generic(&[(a, a_idx, el), (b, b_idx, el)], init, &out_idx, el, &iters, |inner, args| {
+    e.generic(&[(a, a_idx.to_vec(), el), (b, b_idx.to_vec(), el)], init, out_idx, el, &iters, |inner, args| {
         let p = scalar::binary(inner, BinaryOp::Mul, dt, args[0], args[1])?;
         scalar::binary(inner, BinaryOp::Add, dt, args[2], p)
     })

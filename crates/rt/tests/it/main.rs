@@ -10,6 +10,7 @@ mod cuda;
 mod device_values;
 mod differential;
 mod grad;
+mod host_calls;
 mod in_place;
 mod indexing;
 mod iree_workarounds;

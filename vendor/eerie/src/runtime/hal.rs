@@ -350,6 +350,15 @@ impl Device {
         })
     }
 
+    /// The allocator buffers of this device come from (ptl addition); borrowed.
+    pub(crate) fn raw_allocator(&self) -> *mut sys::iree_hal_allocator_t {
+        match self.kind {
+            DeviceKind::Inline { allocator } => allocator,
+            #[cfg(not(target_os = "none"))]
+            DeviceKind::Hal { ctx, .. } => unsafe { sys::iree_hal_device_allocator(ctx) },
+        }
+    }
+
     pub(crate) fn inline_allocator(&self) -> Option<*mut sys::iree_hal_allocator_t> {
         match self.kind {
             DeviceKind::Inline { allocator } => Some(allocator),

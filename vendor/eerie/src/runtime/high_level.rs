@@ -1,4 +1,5 @@
 use alloc::{borrow::Cow, format, string::String, vec, vec::Vec};
+use eerie_sys::runtime as sys;
 
 use super::{
     base,
@@ -190,6 +191,8 @@ pub struct Runtime {
     #[cfg(not(target_os = "none"))]
     _driver: Option<hal::Driver>,
     device: hal::Device,
+    /// Native modules added to every program loaded (ptl addition).
+    extra_modules: Vec<vm::Module>,
     _not_send_sync: base::NotSendSync,
 }
 
@@ -214,6 +217,7 @@ impl Runtime {
                 #[cfg(not(target_os = "none"))]
                 _driver: None,
                 device: hal::Device::inline()?,
+                extra_modules: Vec::new(),
                 _not_send_sync: base::not_send_sync(),
             });
         }
@@ -237,6 +241,7 @@ impl Runtime {
                 _registry: Some(registry),
                 _driver: Some(driver),
                 device,
+                extra_modules: Vec::new(),
                 _not_send_sync: base::not_send_sync(),
             })
         }
@@ -284,6 +289,27 @@ impl Runtime {
 }
 
 impl Runtime {
+    /// The VM instance, to create native modules on (ptl addition); borrowed.
+    pub fn raw_instance(&self) -> *mut sys::iree_vm_instance_t {
+        self.instance.ctx
+    }
+
+    /// The allocator of this runtime's device (ptl addition); borrowed.
+    pub fn raw_allocator(&self) -> *mut sys::iree_hal_allocator_t {
+        self.device.raw_allocator()
+    }
+
+    /// Adds a native module to the context of every program loaded from now on, after the
+    /// HAL module and before the program's own (ptl addition), so the program may import its
+    /// functions.
+    ///
+    /// # Safety
+    /// `module` must be a live module created on [`Self::raw_instance`]; the runtime takes
+    /// over the caller's reference.
+    pub unsafe fn add_module(&mut self, module: *mut sys::iree_vm_module_t) {
+        self.extra_modules.push(unsafe { vm::Module::from_raw(&self.instance, module) });
+    }
+
     /// Wraps host memory as a buffer view on this runtime's device without copying it (ptl
     /// addition); see `BufferView::import_host` for what it requires.
     ///
@@ -322,6 +348,7 @@ impl Program {
         if let Some(loader) = &loader_module {
             modules.push(loader);
         }
+        modules.extend(runtime.extra_modules.iter());
         modules.push(&bytecode_module);
         let context = vm::Context::with_modules(&runtime.instance, &modules)?;
         Ok(Self {

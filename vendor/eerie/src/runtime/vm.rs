@@ -258,6 +258,16 @@ impl Module {
     }
 }
 
+impl Module {
+    /// Takes over one reference to a module made outside eerie (ptl addition).
+    ///
+    /// # Safety
+    /// `ctx` must be a live module whose reference the caller gives up.
+    pub(crate) unsafe fn from_raw(instance: &Instance, ctx: *mut sys::iree_vm_module_t) -> Self {
+        Self { ctx, instance: instance.clone(), archive: None, _not_send_sync: base::not_send_sync() }
+    }
+}
+
 impl Clone for Module {
     fn clone(&self) -> Self {
         unsafe {
