@@ -3,15 +3,19 @@
 //! IREE microkernel (IREE's own code runs it about six times slower than a BLAS), so large
 //! ones call the host's.
 //!
+//! IREE's code for `cholesky`, `solve_triangular` and `solve` is a loop of vector operations,
+//! tens to hundreds of times slower than LAPACK, so they always call the host's.
+//!
 //! A module with such calls runs only where the runtime registers `ptl_host` (ptl's own
-//! runtime does, on the CPU), so the calls are made only when [`CompileOptions::host_matmul_from`]
-//! asks, for the CPU target: [`crate::lower_program`] alone never emits them.
+//! runtime does, on the CPU), so the calls are made only when [`CompileOptions`] asks
+//! (`host_matmul_from`, `host_linalg`), for the CPU target: [`crate::lower_program`] alone
+//! never emits them.
 //!
 //! Each call is an IREE synchronous import: IREE waits for the operands, passes them as
 //! buffer views, and takes the returned buffer view as ready.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use melior::Context;
 use melior::dialect::ods::tensor;
@@ -29,15 +33,37 @@ use crate::types::tensor_type_with_shape;
 /// The module name the runtime registers.
 pub const MODULE: &str = "ptl_host";
 
-/// The host functions, by their name in [`MODULE`]. Each takes and returns buffer views.
-pub const MATMUL_F64: &str = "matmul_f64";
+/// The names of the host functions in [`MODULE`]. Each takes and returns buffer views; the
+/// runtime exports every name these make.
+pub mod names {
+    /// `a @ b` of two matrices.
+    pub fn matmul(dtype: &str) -> String {
+        format!("matmul_{dtype}")
+    }
+
+    pub fn cholesky(dtype: &str) -> String {
+        format!("cholesky_{dtype}")
+    }
+
+    /// `solve(a, b)`, `b` a vector or a matrix (one import per signature).
+    pub fn solve(dtype: &str, vector: bool) -> String {
+        format!("solve_{dtype}_{}", if vector { "vector" } else { "matrix" })
+    }
+
+    pub fn solve_triangular(dtype: &str, lower: bool, vector: bool) -> String {
+        format!("solve_{}_{dtype}_{}", if lower { "lower" } else { "upper" }, if vector { "vector" } else { "matrix" })
+    }
+}
 
 #[derive(Default)]
 struct Registry {
     /// Products of at least this many multiply-adds call the host (`None`: none do).
     matmul_from: Option<u64>,
-    /// The host functions the module calls, to declare.
-    used: BTreeSet<&'static str>,
+    /// Whether the factorisations and solves call the host.
+    linalg: bool,
+    /// The host functions the module calls, with their signatures (ranks and element type
+    /// of the arguments, then of the result), to declare.
+    used: BTreeMap<String, (Vec<usize>, usize, DType)>,
     /// How many loop bodies enclose the code being lowered.
     loops: usize,
 }
@@ -48,20 +74,31 @@ thread_local! {
 
 /// Starts a module: host calls as `options` allow (none for `None`).
 pub(crate) fn begin(options: Option<&CompileOptions>) {
-    let matmul_from = options.filter(|o| o.target == Target::Cpu).and_then(|o| o.host_matmul_from);
-    REGISTRY.with(|r| *r.borrow_mut() = Registry { matmul_from, used: BTreeSet::new(), loops: 0 });
+    let cpu = options.filter(|o| o.target == Target::Cpu);
+    let matmul_from = cpu.and_then(|o| o.host_matmul_from);
+    let linalg = cpu.is_some_and(|o| o.host_linalg);
+    REGISTRY.with(|r| *r.borrow_mut() = Registry { matmul_from, linalg, used: BTreeMap::new(), loops: 0 });
+}
+
+/// Whether calls may be made here at all: not in a checks-only twin (which keeps only the
+/// size arithmetic; a call would run the work), not in a loop body (IREE 3.13 cannot compile
+/// a loop that carries a host call's result from a constant initial value: "successor
+/// operand type '!stream.resource<constant>' should match '!stream.resource<external>'").
+fn callable_here() -> bool {
+    !crate::checks::in_twin() && REGISTRY.with(|r| r.borrow().loops == 0)
+}
+
+/// Whether `cholesky`, `solve_triangular` and `solve` call the host here.
+pub(crate) fn linalg() -> bool {
+    callable_here() && REGISTRY.with(|r| r.borrow().linalg)
 }
 
 /// The size from which a matrix product calls the host, when it may.
 pub(crate) fn matmul_from() -> Option<u64> {
-    if crate::checks::in_twin() {
-        // A checks-only twin keeps only the size arithmetic; a call would run the product.
+    if !callable_here() {
         return None;
     }
-    // IREE 3.13 cannot compile a loop that carries a host call's result from a constant
-    // initial value ("successor operand type '!stream.resource<constant>' should match
-    // '!stream.resource<external>'"), so loop bodies keep IREE's code.
-    REGISTRY.with(|r| r.borrow().matmul_from.filter(|_| r.borrow().loops == 0))
+    REGISTRY.with(|r| r.borrow().matmul_from)
 }
 
 /// Marks the code lowered while the guard lives as inside a loop body.
@@ -82,22 +119,41 @@ impl Drop for LoopGuard {
 pub(crate) fn declarations(ctx: &Context) -> Vec<Operation<'_>> {
     let used = REGISTRY.with(|r| r.borrow().used.clone());
     used.into_iter()
-        .map(|name| {
-            let (inputs, results) = signature(ctx, name);
-            crate::module::func_op(ctx, &format!("{MODULE}.{name}"), &inputs, &results, Region::new(), true)
+        .map(|(name, (args, result, dtype))| {
+            let inputs: Vec<Type> = args.iter().map(|&rank| dynamic(ctx, rank, dtype)).collect();
+            crate::module::func_op(ctx, &format!("{MODULE}.{name}"), &inputs, &[dynamic(ctx, result, dtype)], Region::new(), true)
         })
         .collect()
 }
 
-fn signature<'c>(ctx: &'c Context, name: &str) -> (Vec<Type<'c>>, Vec<Type<'c>>) {
-    let matrix = tensor_type_with_shape(ctx, &[DYN, DYN], DType::F64);
-    match name {
-        MATMUL_F64 => (vec![matrix, matrix], vec![matrix]),
-        _ => unreachable!("host function {name} has no signature"),
-    }
+/// A tensor type of `rank` with every dim dynamic: the host functions' signatures.
+fn dynamic(ctx: &Context, rank: usize, dtype: DType) -> Type<'_> {
+    tensor_type_with_shape(ctx, &vec![i64::MIN as u64; rank], dtype)
 }
 
-const DYN: u64 = i64::MIN as u64;
+/// Calls host function `name` on `args` (tensors of `dtype`), for a result of type `result`
+/// whose sizes are `sizes` (one per dim), which IREE is told: it would otherwise read them
+/// off the returned buffer view at run time only, and cannot then place a call inlined into
+/// a loop.
+pub(crate) fn call<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    name: &str,
+    args: &[Value<'c, 'a>],
+    dtype: DType,
+    result: Type<'c>,
+    sizes: &[Value<'c, 'a>],
+) -> Result<Value<'c, 'a>> {
+    let ranks: Vec<usize> = args.iter().map(|a| crate::emitter::static_dims(a.r#type()).len()).collect();
+    REGISTRY.with(|r| r.borrow_mut().used.insert(name.to_string(), (ranks.clone(), sizes.len(), dtype)));
+    let mut cast = Vec::new();
+    for (a, rank) in args.iter().zip(&ranks) {
+        cast.push(to_type(e, *a, dynamic(e.ctx, *rank, dtype))?);
+    }
+    let callee = FlatSymbolRefAttribute::new(e.ctx, &format!("{MODULE}.{name}"));
+    let out = e.append(func::call(e.ctx, callee, &cast, &[dynamic(e.ctx, sizes.len(), dtype)], e.loc))?;
+    let out = crate::loops::tie_shape(e, out, sizes)?;
+    to_type(e, out, result)
+}
 
 /// How a product of two f64 matrices is computed.
 pub(crate) enum Plan<'c, 'a> {
@@ -144,17 +200,8 @@ pub(crate) fn yield_value<'c>(e: &Emitter<'c, '_>, v: Value<'c, '_>) {
 
 /// `a @ b` by the host's kernel, as `result`.
 pub(crate) fn call_matmul<'c, 'a>(e: &Emitter<'c, 'a>, a: Value<'c, 'a>, b: Value<'c, 'a>, result: Type<'c>) -> Result<Value<'c, 'a>> {
-    REGISTRY.with(|r| r.borrow_mut().used.insert(MATMUL_F64));
-    let (inputs, results) = signature(e.ctx, MATMUL_F64);
-    let a = to_type(e, a, inputs[0])?;
-    let b = to_type(e, b, inputs[1])?;
-    let callee = FlatSymbolRefAttribute::new(e.ctx, &format!("{MODULE}.{MATMUL_F64}"));
-    let (m, n) = (e.dim(a, 0)?, e.dim(b, 1)?);
-    let out = e.append(func::call(e.ctx, callee, &[a, b], &results, e.loc))?;
-    // The sizes of the result, which IREE would otherwise read off the returned buffer view
-    // only at run time (it cannot then place a call inlined into a loop).
-    let out = crate::loops::tie_shape(e, out, &[m, n])?;
-    to_type(e, out, result)
+    let sizes = [e.dim(a, 0)?, e.dim(b, 1)?];
+    call(e, &names::matmul("f64"), &[a, b], DType::F64, result, &sizes)
 }
 
 /// `tensor.cast` between types of the same element type and rank (sizes already agree).

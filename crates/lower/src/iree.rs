@@ -29,6 +29,10 @@ pub struct CompileOptions {
     /// which has no f64 microkernel. `None` compiles every product. Only
     /// [`crate::lower_program_for`] reads it: a module with host calls runs only on ptl's runtime.
     pub host_matmul_from: Option<u64>,
+    /// On the CPU, `cholesky`, `solve_triangular` and `solve` (and what is built on them:
+    /// `inv`, derivatives) call the host's factorisations (faer) instead of running IREE's
+    /// code for ptl's loop of vector operations. Read as `host_matmul_from` is.
+    pub host_linalg: bool,
 }
 
 /// The default of [`CompileOptions::host_matmul_from`]: 32^3 multiply-adds. Measured with
@@ -38,7 +42,7 @@ pub const HOST_MATMUL_FROM: u64 = 32 * 32 * 32;
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { target: Target::Cpu, target_cpu: "host".into(), exact_reductions: false, optimize: true, extra_flags: Vec::new(), host_matmul_from: Some(HOST_MATMUL_FROM) }
+        CompileOptions { target: Target::Cpu, target_cpu: "host".into(), exact_reductions: false, optimize: true, extra_flags: Vec::new(), host_matmul_from: Some(HOST_MATMUL_FROM), host_linalg: true }
     }
 }
 

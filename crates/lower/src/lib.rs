@@ -23,5 +23,5 @@ pub use target::{DEFAULT_CUDA_SM, Target, VulkanCaps};
 pub use iree::{COMPILER_ENV, CompileOptions, compile, compiler_identity, compiler_version};
 pub use checks::CheckSite;
 pub use module::{Entry, Lowered, SCRIPT_ENTRY, checks_entry, lower_program, lower_program_for, lower_specialized};
-pub use host::{MATMUL_F64 as HOST_MATMUL_F64, MODULE as HOST_MODULE};
+pub use host::{MODULE as HOST_MODULE, names as host_names};
 pub use iree::HOST_MATMUL_FROM;

@@ -1,6 +1,8 @@
 //! `ptl_host`: the native IREE module of the runtime's host kernels. Compiled programs call
 //! it where IREE's own code is slow (see `ptl_lower`'s `CompileOptions::host_matmul_from`):
-//! an f64 matrix product runs in faer's kernel, not in IREE's generic tiled loop.
+//! an f64 matrix product runs in faer's kernel, not in IREE's generic tiled loop, and
+//! `cholesky`, `solve_triangular` and `solve` run faer's factorisations instead of a loop of
+//! vector operations.
 //!
 //! The module is added to every runtime the engine opens on the CPU, before any program is
 //! loaded, so a program's imports of `ptl_host.*` resolve. Each function is an IREE
@@ -35,17 +37,52 @@ fn view(s: &'static str) -> sys::iree_string_view_t {
     sys::iree_string_view_t { data: s.as_ptr() as *const c_char, size: s.len() }
 }
 
+/// Every export: its name in the module, its calling convention, its shim.
+fn exports() -> Vec<(String, &'static str, Shim)> {
+    use ptl_lower::host_names as names;
+    let mut out: Vec<(String, &'static str, Shim)> = vec![(names::matmul("f64"), "0rr_r", shim::<MatMul>)];
+    macro_rules! typed {
+        ($t:ty, $name:literal) => {
+            out.push((names::cholesky($name), "0r_r", shim::<Cholesky<$t>>));
+            for vector in [true, false] {
+                out.push((names::solve($name, vector), "0rr_r", shim::<Solve<$t>>));
+                out.push((names::solve_triangular($name, true, vector), "0rr_r", shim::<SolveTriangular<$t, true>>));
+                out.push((names::solve_triangular($name, false, vector), "0rr_r", shim::<SolveTriangular<$t, false>>));
+            }
+        };
+    }
+    typed!(f32, "f32");
+    typed!(f64, "f64");
+    out
+}
+
+type Shim = unsafe extern "C" fn(
+    *mut sys::iree_vm_stack_t,
+    sys::iree_vm_native_function_flags_t,
+    sys::iree_byte_span_t,
+    sys::iree_byte_span_t,
+    sys::iree_vm_native_function_target_t,
+    *mut c_void,
+    *mut c_void,
+) -> sys::iree_status_t;
+
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Box<Tables>> = OnceLock::new();
     TABLES.get_or_init(|| {
-        // Exports sorted by name, as IREE requires; one function entry per export.
-        let exports = vec![sys::iree_vm_native_export_descriptor_t {
-            local_name: view(ptl_lower::HOST_MATMUL_F64),
-            calling_convention: view("0rr_r"),
-            attr_count: 0,
-            attrs: std::ptr::null(),
-        }];
-        let functions = vec![sys::iree_vm_native_function_ptr_t { shim: Some(matmul_f64_shim), target: None }];
+        // Exports sorted by name, as IREE requires; one function entry per export. The
+        // names live as long as the process (leaked once).
+        let mut list = exports();
+        list.sort_by(|a, b| a.0.cmp(&b.0));
+        let exports = list
+            .iter()
+            .map(|(name, cc, _)| sys::iree_vm_native_export_descriptor_t {
+                local_name: view(Box::leak(name.clone().into_boxed_str())),
+                calling_convention: view(cc),
+                attr_count: 0,
+                attrs: std::ptr::null(),
+            })
+            .collect();
+        let functions = list.iter().map(|(_, _, f)| sys::iree_vm_native_function_ptr_t { shim: Some(*f), target: None }).collect();
         let mut tables = Box::new(Tables {
             exports,
             functions,
@@ -130,25 +167,39 @@ unsafe fn ref_arg(args: &sys::iree_byte_span_t, i: usize) -> Option<sys::iree_vm
     Some(unsafe { std::ptr::read_unaligned(args.data.add(i * size) as *const sys::iree_vm_ref_t) })
 }
 
-/// A borrowed f64 matrix argument: its buffer view and shape.
-struct Matrix {
+/// An element type of the kernels, with IREE's code for it.
+trait Elem: crate::kernels::Real {
+    const IREE: u32;
+}
+
+impl Elem for f32 {
+    const IREE: u32 = sys::iree_hal_element_types_t_IREE_HAL_ELEMENT_TYPE_FLOAT_32 as u32;
+}
+
+impl Elem for f64 {
+    const IREE: u32 = sys::iree_hal_element_types_t_IREE_HAL_ELEMENT_TYPE_FLOAT_64 as u32;
+}
+
+/// A borrowed argument of rank 1 or 2: its buffer view and shape (a vector is one column).
+struct Array {
     view: *mut sys::iree_hal_buffer_view_t,
     rows: usize,
     cols: usize,
+    rank: usize,
 }
 
-unsafe fn matrix_arg(args: &sys::iree_byte_span_t, i: usize, name: &str) -> std::result::Result<Matrix, String> {
+unsafe fn array_arg<T: Elem>(args: &sys::iree_byte_span_t, i: usize, name: &str) -> std::result::Result<Array, String> {
     let r = unsafe { ref_arg(args, i) }.ok_or_else(|| format!("{name}: missing argument"))?;
     let mut view = std::ptr::null_mut();
     status_result(unsafe { sys::iree_hal_buffer_view_check_deref(r, &mut view) }).map_err(|e| format!("{name}: not a buffer view ({e})"))?;
     let rank = unsafe { sys::iree_hal_buffer_view_shape_rank(view) };
     let ty = unsafe { sys::iree_hal_buffer_view_element_type(view) };
-    if rank != 2 || ty != sys::iree_hal_element_types_t_IREE_HAL_ELEMENT_TYPE_FLOAT_64 as sys::iree_hal_element_type_t {
-        return Err(format!("{name}: expected an f64 matrix, got rank {rank}, element type {ty:#x}"));
+    if !(1..=2).contains(&rank) || ty != T::IREE as sys::iree_hal_element_type_t {
+        return Err(format!("{name}: expected a vector or matrix of element type {:#x}, got rank {rank}, element type {ty:#x}", T::IREE));
     }
     let rows = unsafe { sys::iree_hal_buffer_view_shape_dim(view, 0) } as usize;
-    let cols = unsafe { sys::iree_hal_buffer_view_shape_dim(view, 1) } as usize;
-    Ok(Matrix { view, rows, cols })
+    let cols = if rank == 2 { (unsafe { sys::iree_hal_buffer_view_shape_dim(view, 1) }) as usize } else { 1 };
+    Ok(Array { view, rows, cols, rank })
 }
 
 /// A buffer mapped for the host; unmapped when dropped.
@@ -187,33 +238,35 @@ impl Drop for Mapping {
     }
 }
 
-/// The f64 elements of a matrix argument, copied only when the buffer is not 8-byte aligned.
-fn read_f64<R>(m: &Matrix, f: impl FnOnce(&[f64]) -> R) -> std::result::Result<R, String> {
+/// The elements of an argument, copied only when the buffer is not aligned for `T`.
+fn read<T: Elem, R>(m: &Array, f: impl FnOnce(&[T]) -> R) -> std::result::Result<R, String> {
     let n = m.rows * m.cols;
     if n == 0 {
         return Ok(f(&[]));
     }
+    let size = std::mem::size_of::<T>();
     let buffer = unsafe { sys::iree_hal_buffer_view_buffer(m.view) };
-    let mapping = unsafe { Mapping::new(buffer, false, n * 8)? };
+    let mapping = unsafe { Mapping::new(buffer, false, n * size)? };
     let (data, len) = mapping.bytes();
-    if len < n * 8 {
+    if len < n * size {
         return Err(format!("buffer of {len} bytes for {n} elements"));
     }
-    if (data as usize) % std::mem::align_of::<f64>() == 0 {
-        Ok(f(unsafe { std::slice::from_raw_parts(data as *const f64, n) }))
+    if (data as usize) % std::mem::align_of::<T>() == 0 {
+        Ok(f(unsafe { std::slice::from_raw_parts(data as *const T, n) }))
     } else {
-        let copy: Vec<f64> = (0..n).map(|i| unsafe { std::ptr::read_unaligned((data as *const f64).add(i)) }).collect();
+        let copy: Vec<T> = (0..n).map(|i| unsafe { std::ptr::read_unaligned((data as *const T).add(i)) }).collect();
         Ok(f(&copy))
     }
 }
 
-/// A new f64 buffer view of `shape`, its elements written by `fill`.
-unsafe fn new_f64_view(
+/// A new buffer view of `shape`, its elements written by `fill` (which may fail).
+unsafe fn new_view<T: Elem>(
     module: &HostModule,
-    shape: [usize; 2],
-    fill: impl FnOnce(&mut [f64]),
+    shape: &[usize],
+    fill: impl FnOnce(&mut [T]) -> std::result::Result<(), String>,
 ) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
-    let n = shape[0] * shape[1];
+    let n: usize = shape.iter().product();
+    let size = std::mem::size_of::<T>();
     let params = sys::iree_hal_buffer_params_t {
         usage: (sys::iree_hal_buffer_usage_bits_t_IREE_HAL_BUFFER_USAGE_DEFAULT
             | sys::iree_hal_buffer_usage_bits_t_IREE_HAL_BUFFER_USAGE_MAPPING) as _,
@@ -224,27 +277,29 @@ unsafe fn new_f64_view(
         min_alignment: 64,
     };
     // An empty result still gets a small allocation: some allocators refuse size zero.
-    let bytes = (n * 8).max(64);
+    let bytes = (n * size).max(64);
     let mut buffer = std::ptr::null_mut();
     status_result(unsafe { sys::iree_hal_allocator_allocate_buffer(module.allocator, params, bytes as _, &mut buffer) })
-        .map_err(|e| format!("cannot allocate a {}x{} f64 result ({e})", shape[0], shape[1]))?;
+        .map_err(|e| format!("cannot allocate a result of shape {shape:?} ({e})"))?;
     let written = (|| {
         if n > 0 {
-            let mapping = unsafe { Mapping::new(buffer, true, n * 8)? };
+            let mapping = unsafe { Mapping::new(buffer, true, n * size)? };
             let (data, len) = mapping.bytes();
-            if len < n * 8 || (data as usize) % 8 != 0 {
+            if len < n * size || (data as usize) % std::mem::align_of::<T>() != 0 {
                 return Err("unusable result mapping".to_string());
             }
-            fill(unsafe { std::slice::from_raw_parts_mut(data as *mut f64, n) });
+            fill(unsafe { std::slice::from_raw_parts_mut(data as *mut T, n) })?;
+        } else {
+            fill(&mut [])?;
         }
-        let dims: [sys::iree_hal_dim_t; 2] = [shape[0] as _, shape[1] as _];
+        let dims: Vec<sys::iree_hal_dim_t> = shape.iter().map(|&d| d as _).collect();
         let mut out = std::ptr::null_mut();
         status_result(unsafe {
             sys::iree_hal_buffer_view_create(
                 buffer,
-                2,
+                dims.len(),
                 dims.as_ptr(),
-                sys::iree_hal_element_types_t_IREE_HAL_ELEMENT_TYPE_FLOAT_64 as _,
+                T::IREE as _,
                 sys::iree_hal_encoding_types_t_IREE_HAL_ENCODING_TYPE_DENSE_ROW_MAJOR as _,
                 sys::iree_hal_allocator_host_allocator(module.allocator),
                 &mut out,
@@ -270,7 +325,13 @@ unsafe fn set_result(rets: &sys::iree_byte_span_t, view: *mut sys::iree_hal_buff
     Ok(())
 }
 
-unsafe extern "C" fn matmul_f64_shim(
+/// One host function: reads its arguments, makes its result.
+trait Kernel {
+    const NAME: &'static str;
+    unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String>;
+}
+
+unsafe extern "C" fn shim<K: Kernel>(
     _stack: *mut sys::iree_vm_stack_t,
     _flags: sys::iree_vm_native_function_flags_t,
     args: sys::iree_byte_span_t,
@@ -281,32 +342,82 @@ unsafe extern "C" fn matmul_f64_shim(
 ) -> sys::iree_status_t {
     let run = || -> std::result::Result<(), String> {
         let module = unsafe { &*(module as *const HostModule) };
-        let a = unsafe { matrix_arg(&args, 0, "lhs")? };
-        let b = unsafe { matrix_arg(&args, 1, "rhs")? };
-        if a.cols != b.rows {
-            return Err(format!("cannot multiply a {}x{} matrix by a {}x{} one", a.rows, a.cols, b.rows, b.cols));
-        }
-        let (m, k, n) = (a.rows, a.cols, b.cols);
-        let mut failed = None;
-        let out = unsafe {
-            new_f64_view(module, [m, n], |c| {
-                let r = read_f64(&a, |a| {
-                    read_f64(&b, |b| crate::kernels::matmul_f64(a, b, c, m, k, n))
-                });
-                if let Err(e) | Ok(Err(e)) = r {
-                    failed = Some(e);
-                }
-            })?
-        };
-        if let Some(e) = failed {
-            unsafe { sys::iree_hal_buffer_view_release(out) };
-            return Err(e);
-        }
+        let out = unsafe { K::run(module, &args)? };
         unsafe { set_result(&rets, out) }
     };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(())) => std::ptr::null_mut(),
-        Ok(Err(e)) => fail(&format!("ptl_host.matmul_f64: {e}")),
-        Err(_) => fail("ptl_host.matmul_f64: the host kernel panicked"),
+        Ok(Err(e)) => fail(&format!("ptl_host.{}: {e}", K::NAME)),
+        Err(_) => fail(&format!("ptl_host.{}: the host kernel panicked", K::NAME)),
+    }
+}
+
+struct MatMul;
+
+impl Kernel for MatMul {
+    const NAME: &'static str = "matmul";
+    unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
+        let a = unsafe { array_arg::<f64>(args, 0, "lhs")? };
+        let b = unsafe { array_arg::<f64>(args, 1, "rhs")? };
+        if a.rank != 2 || b.rank != 2 || a.cols != b.rows {
+            return Err(format!("cannot multiply a {}x{} matrix by a {}x{} one", a.rows, a.cols, b.rows, b.cols));
+        }
+        let (m, k, n) = (a.rows, a.cols, b.cols);
+        unsafe { new_view::<f64>(module, &[m, n], |c| read(&a, |a| read(&b, |b| crate::kernels::matmul_f64(a, b, c, m, k, n)))?) }
+    }
+}
+
+/// A square matrix argument `a`, as `n`.
+fn square(a: &Array, op: &str) -> std::result::Result<usize, String> {
+    if a.rank != 2 || a.rows != a.cols {
+        return Err(format!("{op} of a {}x{} array", a.rows, a.cols));
+    }
+    Ok(a.rows)
+}
+
+/// The right-hand side `b` of a solve with `n` rows: its shape and column count.
+fn rhs(b: &Array, n: usize, op: &str) -> std::result::Result<(Vec<usize>, usize), String> {
+    if b.rows != n {
+        return Err(format!("{op}: {} right-hand-side rows for {n} matrix rows", b.rows));
+    }
+    Ok(if b.rank == 1 { (vec![n], 1) } else { (vec![n, b.cols], b.cols) })
+}
+
+struct Cholesky<T>(std::marker::PhantomData<T>);
+
+impl<T: Elem> Kernel for Cholesky<T> {
+    const NAME: &'static str = "cholesky";
+    unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
+        let a = unsafe { array_arg::<T>(args, 0, "a")? };
+        let n = square(&a, Self::NAME)?;
+        unsafe { new_view::<T>(module, &[n, n], |out| read(&a, |a| crate::kernels::cholesky(a, out, n))) }
+    }
+}
+
+struct SolveTriangular<T, const LOWER: bool>(std::marker::PhantomData<T>);
+
+impl<T: Elem, const LOWER: bool> Kernel for SolveTriangular<T, LOWER> {
+    const NAME: &'static str = "solve_triangular";
+    unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
+        let a = unsafe { array_arg::<T>(args, 0, "a")? };
+        let b = unsafe { array_arg::<T>(args, 1, "b")? };
+        let n = square(&a, Self::NAME)?;
+        let (shape, k) = rhs(&b, n, Self::NAME)?;
+        unsafe {
+            new_view::<T>(module, &shape, |out| read(&a, |a| read(&b, |b| crate::kernels::solve_triangular(a, b, out, n, k, LOWER)))?)
+        }
+    }
+}
+
+struct Solve<T>(std::marker::PhantomData<T>);
+
+impl<T: Elem> Kernel for Solve<T> {
+    const NAME: &'static str = "solve";
+    unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
+        let a = unsafe { array_arg::<T>(args, 0, "a")? };
+        let b = unsafe { array_arg::<T>(args, 1, "b")? };
+        let n = square(&a, Self::NAME)?;
+        let (shape, k) = rhs(&b, n, Self::NAME)?;
+        unsafe { new_view::<T>(module, &shape, |out| read(&a, |a| read(&b, |b| crate::kernels::solve(a, b, out, n, k)))?) }
     }
 }

@@ -1,7 +1,10 @@
 //! The host kernels behind `ptl_host` ([`crate::host`]), on row-major slices.
 
 use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::linalg::solvers::Solve;
+use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
+use faer::traits::RealField;
+use faer::{Accum, MatMut, MatRef, Par, Side};
 
 /// `c = a @ b` for an `m x k` matrix `a` and a `k x n` matrix `b`, one thread. `c` is only
 /// written (its old contents may be anything).
@@ -15,6 +18,69 @@ pub fn matmul_f64(a: &[f64], b: &[f64], c: &mut [f64], m: usize, k: usize, n: us
     let b = MatRef::from_row_major_slice(b, k, n);
     let c = MatMut::from_row_major_slice_mut(c, m, n);
     matmul(c, Accum::Replace, a, b, 1.0, Par::Seq);
+}
+
+/// The element types the linear-algebra kernels take.
+pub trait Real: RealField + Copy {
+    const NAN: Self;
+    const ZERO: Self;
+}
+
+impl Real for f32 {
+    const NAN: Self = f32::NAN;
+    const ZERO: Self = 0.0;
+}
+
+impl Real for f64 {
+    const NAN: Self = f64::NAN;
+    const ZERO: Self = 0.0;
+}
+
+/// The lower Cholesky factor of the `n x n` matrix `a` (only its lower triangle read) into
+/// `out`, zeros above the diagonal. A matrix that is not positive definite gives NaN in every
+/// element, as ptl's `cholesky` defines.
+pub fn cholesky<T: Real>(a: &[T], out: &mut [T], n: usize) {
+    assert!(a.len() == n * n && out.len() == n * n, "cholesky of mismatched slices");
+    let m = MatRef::from_row_major_slice(a, n, n);
+    match m.llt(Side::Lower) {
+        Ok(llt) => {
+            let l = llt.L();
+            for i in 0..n {
+                for j in 0..n {
+                    out[i * n + j] = if j <= i { l[(i, j)] } else { T::ZERO };
+                }
+            }
+        }
+        Err(_) => out.fill(T::NAN),
+    }
+}
+
+/// Solves `t x = b` for `x` into `out`, `t` the `n x n` matrix `a` read as lower (or upper)
+/// triangular, `b` holding `k` columns per row (`k` = 1 for a vector).
+pub fn solve_triangular<T: Real>(a: &[T], b: &[T], out: &mut [T], n: usize, k: usize, lower: bool) {
+    assert!(a.len() == n * n && b.len() == n * k && out.len() == n * k, "solve_triangular of mismatched slices");
+    out.copy_from_slice(b);
+    if n == 0 || k == 0 {
+        return;
+    }
+    let t = MatRef::from_row_major_slice(a, n, n);
+    let x = MatMut::from_row_major_slice_mut(out, n, k);
+    if lower {
+        solve_lower_triangular_in_place(t, x, Par::Seq);
+    } else {
+        solve_upper_triangular_in_place(t, x, Par::Seq);
+    }
+}
+
+/// Solves `a x = b` into `out` by LU with partial pivoting (LAPACK's `gesv`).
+pub fn solve<T: Real>(a: &[T], b: &[T], out: &mut [T], n: usize, k: usize) {
+    assert!(a.len() == n * n && b.len() == n * k && out.len() == n * k, "solve of mismatched slices");
+    out.copy_from_slice(b);
+    if n == 0 || k == 0 {
+        return;
+    }
+    let lu = MatRef::from_row_major_slice(a, n, n).partial_piv_lu();
+    lu.solve_in_place(MatMut::from_row_major_slice_mut(out, n, k));
 }
 
 #[cfg(test)]

@@ -36,7 +36,6 @@ pub fn lower<'c, 'a>(
     op: &Op,
     operands: &[TExpr],
 ) -> Result<Value<'c, 'a>> {
-    crate::checks::note_decomposition();
     let a = &operands[0];
     let av = expr::lower(e, scope, prog, a)?;
     let square = RuntimeCheck::Square { op: op.name().to_string(), ty: a.ty.clone() };
@@ -107,6 +106,10 @@ pub fn lower<'c, 'a>(
         }
         _ => return Err(LowerError::Internal(format!("`{op}` is not a linear-algebra op"))),
     };
+    if let Some(v) = on_host(e, op, node, av, shaped_like)? {
+        return Ok(v);
+    }
+    crate::checks::note_decomposition();
     if crate::checks::in_twin() {
         // A checks-only twin has every check of the op above; the decomposition's own checks
         // (indices it makes in range) cannot fail. It stands as zeros of the result's shape:
@@ -131,6 +134,32 @@ pub fn lower<'c, 'a>(
     // read by another op (the product saw only the factor's diagonal); a barrier after the
     // loop avoids it.
     e.optimization_barrier(out)
+}
+
+/// The op by the runtime's host kernel (faer), where the lowering may call it: `cholesky`,
+/// `solve_triangular` and `solve` of `a` (and `b`, `rhs`), after the checks above.
+fn on_host<'c, 'a>(e: &Emitter<'c, 'a>, op: &Op, node: &TExpr, a: Value<'c, 'a>, rhs: Option<Value<'c, 'a>>) -> Result<Option<Value<'c, 'a>>> {
+    use crate::host::names;
+    let dtype = match node.ty.dtype {
+        ptl_lang::DType::F32 => "f32",
+        ptl_lang::DType::F64 => "f64",
+        _ => return Ok(None),
+    };
+    if !crate::host::linalg() {
+        return Ok(None);
+    }
+    let vector = node.ty.rank() == 1;
+    let (name, args) = match (op, rhs) {
+        (Op::Cholesky, _) => (names::cholesky(dtype), vec![a]),
+        (Op::SolveTriangular { lower }, Some(b)) => (names::solve_triangular(dtype, *lower, vector), vec![a, b]),
+        (Op::Solve, Some(b)) => (names::solve(dtype, vector), vec![a, b]),
+        _ => return Ok(None),
+    };
+    // The result has the shape of `b` (solves) or of `a` (cholesky): the last argument's.
+    let like = args[args.len() - 1];
+    let sizes = (0..node.ty.rank()).map(|axis| e.dim(like, axis)).collect::<Result<Vec<_>>>()?;
+    let out = crate::host::call(e, &name, &args, node.ty.dtype, tensor_type(e.ctx, &node.ty), &sizes)?;
+    Ok(Some(out))
 }
 
 /// `lu_permutation(piv)`: its decomposition, a loop of swaps. Unlike the factorisations its
