@@ -174,7 +174,9 @@ fn run_direct(
     let mut g = c.benchmark_group(case);
     g.sampling_mode(SamplingMode::Flat);
     for (label, spec) in devices {
-        let rt = Runtime::new(spec()).expect("runtime");
+        let mut rt = Runtime::new(spec()).expect("runtime");
+        // The engine's modules call its host kernels (large f64 products).
+        ptl_rt::register_host_module(&mut rt).expect("host module");
         let module = rt.load_vmfb(&vmfb).expect("load");
         let f = module.function(&format!("module.{name}")).expect("function");
         g.bench_function(BenchmarkId::new(*label, size), |b| {

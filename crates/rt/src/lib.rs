@@ -20,6 +20,9 @@ mod device;
 mod engine;
 mod error;
 mod host;
+/// Adds the runtime's host kernels (`ptl_host`) to an IREE runtime, so modules the engine
+/// compiled for the CPU load on it.
+pub use host::register as register_host_module;
 mod kernels;
 mod values;
 pub mod fpu;
