@@ -169,10 +169,10 @@ pub(crate) fn plan_matmul<'c, 'a>(e: &Emitter<'c, 'a>, a: Value<'c, 'a>, b: Valu
         return Ok(if m.saturating_mul(k).saturating_mul(n) >= from { Plan::Host } else { Plan::Compiled });
     }
     let (m, k, n) = (e.dim(a, 0)?, e.dim(a, 1)?, e.dim(b, 1)?);
-    let mk = e.append(arith::muli(m, k, e.loc).into())?;
-    let work = e.append(arith::muli(mk, n, e.loc).into())?;
+    let mk = e.append(arith::muli(m, k, e.loc))?;
+    let work = e.append(arith::muli(mk, n, e.loc))?;
     let bound = e.const_index(from.min(i64::MAX as u64) as i64)?;
-    Ok(Plan::Either(e.append(arith::cmpi(e.ctx, arith::CmpiPredicate::Uge, work, bound, e.loc).into())?))
+    Ok(Plan::Either(e.append(arith::cmpi(e.ctx, arith::CmpiPredicate::Uge, work, bound, e.loc))?))
 }
 
 /// `scf.if` over two blocks that each end in an `scf.yield` of one `result`.

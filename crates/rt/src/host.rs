@@ -394,18 +394,26 @@ impl<T: Elem> Kernel for Cholesky<T> {
     }
 }
 
+/// A solve's result: `kernel(a, b, out, n, k)` for its square `a` and right-hand side `b`.
+unsafe fn solve_with<T: Elem>(
+    module: &HostModule,
+    args: &sys::iree_byte_span_t,
+    op: &str,
+    kernel: impl FnOnce(&[T], &[T], &mut [T], usize, usize),
+) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
+    let a = unsafe { array_arg::<T>(args, 0, "a")? };
+    let b = unsafe { array_arg::<T>(args, 1, "b")? };
+    let n = square(&a, op)?;
+    let (shape, k) = rhs(&b, n, op)?;
+    unsafe { new_view::<T>(module, &shape, |out| read(&a, |a| read(&b, |b| kernel(a, b, out, n, k)))?) }
+}
+
 struct SolveTriangular<T, const LOWER: bool>(std::marker::PhantomData<T>);
 
 impl<T: Elem, const LOWER: bool> Kernel for SolveTriangular<T, LOWER> {
     const NAME: &'static str = "solve_triangular";
     unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
-        let a = unsafe { array_arg::<T>(args, 0, "a")? };
-        let b = unsafe { array_arg::<T>(args, 1, "b")? };
-        let n = square(&a, Self::NAME)?;
-        let (shape, k) = rhs(&b, n, Self::NAME)?;
-        unsafe {
-            new_view::<T>(module, &shape, |out| read(&a, |a| read(&b, |b| crate::kernels::solve_triangular(a, b, out, n, k, LOWER)))?)
-        }
+        unsafe { solve_with::<T>(module, args, Self::NAME, |a, b, out, n, k| crate::kernels::solve_triangular(a, b, out, n, k, LOWER)) }
     }
 }
 
@@ -414,10 +422,6 @@ struct Solve<T>(std::marker::PhantomData<T>);
 impl<T: Elem> Kernel for Solve<T> {
     const NAME: &'static str = "solve";
     unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
-        let a = unsafe { array_arg::<T>(args, 0, "a")? };
-        let b = unsafe { array_arg::<T>(args, 1, "b")? };
-        let n = square(&a, Self::NAME)?;
-        let (shape, k) = rhs(&b, n, Self::NAME)?;
-        unsafe { new_view::<T>(module, &shape, |out| read(&a, |a| read(&b, |b| crate::kernels::solve(a, b, out, n, k)))?) }
+        unsafe { solve_with::<T>(module, args, Self::NAME, crate::kernels::solve) }
     }
 }
