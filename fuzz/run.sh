@@ -18,6 +18,8 @@ fi
 # there and slows the build, so all targets run without it unless FUZZ_SANITIZER says otherwise.
 sanitizer="${FUZZ_SANITIZER:-none}"
 jobs="${FUZZ_JOBS:-1}"
+# Inputs longer than this are not generated (the seeds from tests/fixtures are shorter).
+max_len="${FUZZ_MAX_LEN:-4096}"
 
 if [ "${1:-}" = repro ]; then
   target="$2"; shift 2
@@ -49,5 +51,5 @@ for t in "${targets[@]}"; do
   seed_corpus "$t"
   echo "== fuzz target $t for ${seconds}s"
   cargo fuzz run --fuzz-dir fuzz -s "$sanitizer" -j "$jobs" "$t" "fuzz/corpus/$t" -- \
-    -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1
+    -max_total_time="$seconds" -max_len="$max_len" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1
 done

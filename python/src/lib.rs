@@ -3,6 +3,7 @@
 mod aligned;
 mod engine;
 mod importer;
+mod interrupt;
 mod program;
 mod values;
 
@@ -45,12 +46,14 @@ fn check_source(src: &str, file: &str) -> PyResult<TProgram> {
 fn run_script(py: Python<'_>, source: &str, interp: bool, device: &str) -> PyResult<Py<PyList>> {
     let device = engine::parse_device(device)?;
     let typed = check_source(source, "<script>")?;
+    let guard = interrupt::Guard::install(typed.has_loops());
     let out = if interp {
-        ptl_interp::run_program(&typed).map_err(|e| PyRuntimeError::new_err(e.to_string()))?
+        // Other Python threads run meanwhile, as during a compiled call.
+        py.detach(|| ptl_interp::run_program(&typed)).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     } else {
-        py.detach(|| with_engine(device, |e| e.run_script(&typed)))?
+        py.detach(|| with_engine(device, |e| e.run_script(&typed)))
     };
-    values_to_list(py, out)
+    values_to_list(py, guard.finish(py, out)?)
 }
 
 /// The canonical text of a ptl source (as `ptl fmt`).

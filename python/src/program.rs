@@ -38,6 +38,8 @@ pub struct Program {
     device: Placement,
     /// The function made ready on each device's engine, after its first call there.
     prepared: Mutex<Vec<(Placement, ptl_rt::Prepared)>>,
+    /// Whether the program has loops, which Ctrl-C must be able to stop.
+    loops: bool,
 }
 
 impl Program {
@@ -49,7 +51,18 @@ impl Program {
             Ok(p) => (Some(p), String::new()),
             Err(d) => (None, diag::render_all(&d, "<imported>", &source, false)),
         };
-        Program { source, entry: imported.entry, typed, diagnostics, n_inputs, bound: imported.bound, device: Placement::default(), prepared: Mutex::new(Vec::new()) }
+        let loops = typed.as_ref().is_some_and(TProgram::has_loops);
+        Program {
+            source,
+            entry: imported.entry,
+            typed,
+            diagnostics,
+            n_inputs,
+            bound: imported.bound,
+            device: Placement::default(),
+            prepared: Mutex::new(Vec::new()),
+            loops,
+        }
     }
 
     fn typed(&self) -> PyResult<&TProgram> {
@@ -153,7 +166,8 @@ impl Program {
         // nothing here touches Python objects (the arrays stay borrowed until it returns).
         let entry = &self.entry;
         let bound = &self.bound;
-        let (out, prepared) = py.detach(|| {
+        let guard = crate::interrupt::Guard::install(self.loops);
+        let result = py.detach(|| {
             with_engine(device, |e| {
                 let prepared = match known {
                     Some(p) => p,
@@ -163,7 +177,8 @@ impl Program {
                 let outs = e.call_prepared(typed, &prepared, &args)?;
                 Ok((OnThisThread(outs), prepared))
             })
-        })?;
+        });
+        let (out, prepared) = guard.finish(py, result)?;
         if let Ok(mut p) = self.prepared.lock()
             && !p.iter().any(|(d, _)| *d == device)
         {
@@ -177,14 +192,16 @@ impl Program {
     fn interpret(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyList>> {
         let typed = self.typed()?;
         let values = self.arguments(&args)?;
-        let out = ptl_interp::call_function(typed, &self.entry, &values).map_err(|e| match e {
+        let guard = crate::interrupt::Guard::install(self.loops);
+        // Other Python threads run meanwhile, as during a compiled call.
+        let out = py.detach(|| ptl_interp::call_function(typed, &self.entry, &values)).map_err(|e| match e {
             // A bad argument is the caller's ValueError, as in a compiled call.
             ptl_interp::InterpError::ArgumentMismatch { .. } | ptl_interp::InterpError::Arity { .. } => {
                 PyValueError::new_err(e.to_string())
             }
             _ => PyRuntimeError::new_err(e.to_string()),
-        })?;
-        values_to_list(py, out)
+        });
+        values_to_list(py, guard.finish(py, out)?)
     }
 
     /// Compiles the function now (through the compile cache) instead of at the first call.

@@ -1,6 +1,6 @@
-"""Ctrl-C in `ptl repl` while an input runs: the interpreter stops at the next step of the
-loop, the REPL reports where and returns to its prompt, and the session goes on. Driven
-through a pseudo-terminal, as a user types."""
+"""Ctrl-C in `ptl repl` while an input runs: the interpreter, or compiled code, stops at the
+next step of the loop, the REPL reports it and returns to its prompt, and the session goes on.
+Driven through a pseudo-terminal, as a user types."""
 
 from __future__ import annotations
 
@@ -31,20 +31,28 @@ def _read(fd, seconds, until=None):
 
 
 @pytest.mark.skipif(not PTL.exists(), reason="needs target/debug/ptl (cargo build)")
-def test_ctrl_c_stops_an_interpreted_loop_and_the_session_goes_on():
+@pytest.mark.parametrize(
+    "mode, report", [("--interp", "interrupted at step"), ("--compiled", "interrupted at a step of a loop")]
+)
+def test_ctrl_c_stops_a_loop_and_the_session_goes_on(mode, report):
     pid, fd = pty.fork()
     if pid == 0:
         os.environ["NO_COLOR"] = "1"
-        os.execv(str(PTL), ["ptl", "repl", "--interp", "--no-cache"])
+        args = ["ptl", "repl", "--no-cache"] + (["--interp"] if mode == "--interp" else [])
+        os.execv(str(PTL), args)
     try:
         _read(fd, 10, b"ptl> ")
+        if mode == "--compiled":
+            os.write(fd, b":mode compiled\n")
+            _read(fd, 5, b"ptl> ")
         os.write(fd, b"fn spin(n: i64) -> f64 { loop s = 0.0 for i in 0..n { s + 1.0 } }\n")
         _read(fd, 5, b"ptl> ")
         os.write(fd, b"spin(100000000000)\n")
-        time.sleep(1.0)
+        # Long enough for the compile of `spin`, so the loop itself is running.
+        time.sleep(1.0 if mode == "--interp" else 8.0)
         os.write(fd, b"\x03")
         stopped = _read(fd, 20, b"ptl> ")
-        assert "interrupted at step" in stopped, stopped
+        assert report in stopped, stopped
         os.write(fd, b"spin(3)\n")
         assert "3.0" in _read(fd, 10, b"3.0"), "the session did not go on"
         os.write(fd, b":quit\n")

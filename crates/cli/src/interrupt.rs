@@ -1,13 +1,13 @@
 //! Ctrl-C while the REPL evaluates an input: the first asks the evaluation to stop (the
-//! interpreter stops at the next step of a loop and the REPL returns to its prompt; a compiled
-//! call, which cannot be stopped inside IREE, runs to its end), a second ends the process as
-//! Ctrl-C otherwise would.
+//! interpreter and compiled code on the CPU stop at the next step of a loop, and the REPL
+//! returns to its prompt; a call without loops runs to its end), a second ends the process
+//! as Ctrl-C otherwise would.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static PENDING: AtomicBool = AtomicBool::new(false);
 
-const NOTE: &[u8] = b"\n^C interrupting (a compiled call runs to its end); Ctrl-C again quits\n";
+const NOTE: &[u8] = b"\n^C interrupting at the next step of a loop; Ctrl-C again quits\n";
 
 extern "C" fn on_interrupt(_: libc::c_int) {
     if PENDING.swap(true, Ordering::Relaxed) {
@@ -20,6 +20,7 @@ extern "C" fn on_interrupt(_: libc::c_int) {
         return;
     }
     ptl_interp::interrupt();
+    ptl_rt::interrupt();
     // SAFETY: `write` is async-signal-safe; the message is a static buffer.
     unsafe {
         libc::write(libc::STDERR_FILENO, NOTE.as_ptr().cast(), NOTE.len());
@@ -35,6 +36,7 @@ impl Guard {
     pub fn install() -> Guard {
         PENDING.store(false, Ordering::Relaxed);
         ptl_interp::clear_interrupt();
+        ptl_rt::clear_interrupt();
         // SAFETY: a zeroed `sigaction` is valid; the handler only touches atomics and makes
         // async-signal-safe calls.
         unsafe {
@@ -55,6 +57,7 @@ impl Drop for Guard {
             libc::sigaction(libc::SIGINT, &self.previous, std::ptr::null_mut());
         }
         ptl_interp::clear_interrupt();
+        ptl_rt::clear_interrupt();
         PENDING.store(false, Ordering::Relaxed);
     }
 }

@@ -42,6 +42,20 @@ impl TProgram {
     pub fn function(&self, name: &str) -> Option<&TFn> {
         self.fns.iter().find(|f| f.name == name)
     }
+
+    /// Whether any function or top-level statement has a `loop` or `scan` (the only
+    /// constructs whose running time the input's size does not bound).
+    pub fn has_loops(&self) -> bool {
+        fn any(x: &TExpr) -> bool {
+            matches!(x.kind, TExprKind::Loop(_)) || x.children().into_iter().any(any)
+        }
+        let block = |b: &TBlock| b.lets.iter().any(|l| any(&l.value)) || b.results.iter().any(any);
+        self.fns.iter().any(|f| block(&f.body))
+            || self.top.iter().any(|s| match s {
+                TStmt::Let(l) => any(&l.value),
+                TStmt::Print(xs, _) => xs.iter().any(any),
+            })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

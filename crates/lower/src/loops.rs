@@ -163,8 +163,13 @@ pub fn lower_loop<'c, 'a>(
     {
         let _in_loop = crate::host::in_loop();
         let inner = Emitter::new(e.ctx, &body, e.loc);
-        let mut sc: Scope<'c, '_> = scope.clone();
+        let mut state = Vec::new();
+        for (k, t) in l.results.iter().enumerate() {
+            state.push((body.argument(k + 1)?.into(), t.dtype));
+        }
         let iv: Value<'c, '_> = body.argument(0)?.into();
+        crate::host::check_interrupt(&inner, &state)?;
+        let mut sc: Scope<'c, '_> = scope.clone();
         for (k, name) in l.state.iter().enumerate() {
             let v: Value<'c, '_> = body.argument(k + 1)?.into();
             let v = match &sizes[k] {

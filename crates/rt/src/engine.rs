@@ -525,6 +525,9 @@ impl Engine {
     /// checks-only twin of `name` runs on the same arguments to find the check that explains
     /// the failure; IREE's own message is the answer only when every check passes.
     fn failure(&mut self, side: usize, key: &str, name: &str, inputs: &[eerie::runtime::Value], e: eerie::runtime::RuntimeError) -> RtError {
+        if e.to_string().contains(crate::interrupt::MARKER) {
+            return self.device_error(e);
+        }
         if let Some(site) = self.check_named(key, &e.to_string()) {
             return RtError::Check(site);
         }
@@ -544,6 +547,11 @@ impl Engine {
     /// IREE's failure, or, for what a device's driver refuses, ptl's account of it.
     fn device_error(&self, e: eerie::runtime::RuntimeError) -> RtError {
         let text = e.to_string();
+        if text.contains(crate::interrupt::MARKER) {
+            // The request is answered: a later call runs.
+            crate::interrupt::clear_interrupt();
+            return RtError::Interrupted;
+        }
         if self.device.device == Device::Vulkan && text.contains("empty buffer range") {
             return RtError::Device(format!(
                 "the Vulkan device `{}` cannot run a kernel on an empty array (a value of size 0 here); \

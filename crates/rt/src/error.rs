@@ -29,6 +29,9 @@ pub enum RtError {
     /// floats); found before compiling.
     #[error("{message}")]
     Unsupported { message: String, span: Span },
+    /// The call stopped at a step of a loop because [`crate::interrupt`] asked it to.
+    #[error("interrupted at a step of a loop")]
+    Interrupted,
     #[error("internal error: {0}")]
     Internal(String),
 }

@@ -20,6 +20,8 @@ mod device;
 mod engine;
 mod error;
 mod host;
+mod interrupt;
+pub use interrupt::{clear_interrupt, interrupt};
 /// Adds the runtime's host kernels (`ptl_host`) to an IREE runtime, so modules the engine
 /// compiled for the CPU load on it.
 pub use host::register as register_host_module;

@@ -13,6 +13,7 @@ mod grad;
 mod host_calls;
 mod in_place;
 mod indexing;
+mod interrupt;
 mod iree_workarounds;
 mod loops_in_modules;
 mod math;
