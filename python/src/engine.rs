@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use ptl_rt::{CompileCache, Device, Engine, EngineOptions};
@@ -70,6 +70,7 @@ pub fn with_engine_py<T>(device: Placement, f: impl FnOnce(&mut Engine) -> PyRes
 pub fn rt_error(e: ptl_rt::RtError) -> PyErr {
     match e {
         ptl_rt::RtError::Argument { .. } | ptl_rt::RtError::ArgumentCount { .. } => PyValueError::new_err(e.to_string()),
+        ptl_rt::RtError::OutOfMemory(_) => PyMemoryError::new_err(e.to_string()),
         _ => PyRuntimeError::new_err(e.to_string()),
     }
 }

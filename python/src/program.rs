@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 
 use ptl_rt::{Arg, HostView};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -199,6 +199,7 @@ impl Program {
             ptl_interp::InterpError::ArgumentMismatch { .. } | ptl_interp::InterpError::Arity { .. } => {
                 PyValueError::new_err(e.to_string())
             }
+            ptl_interp::InterpError::TooLarge { .. } => PyMemoryError::new_err(e.to_string()),
             _ => PyRuntimeError::new_err(e.to_string()),
         });
         values_to_list(py, guard.finish(py, out)?)

@@ -70,6 +70,12 @@ def test_mode_ptl_scan_is_interrupted():
     trace = pytensor.scan(lambda acc: acc * 0.5 + 1.0, outputs_info=[x0], n_steps=n, return_updates=False)
     f = pytensor.function([x0, n], trace[-1], mode="PTL")
     assert float(f(np.array(1.0), np.array(5))) == pytest.approx(1.96875)
+    # A trace of 10^12 steps (8 TB) cannot be allocated: a MemoryError, before any step, on
+    # both paths.
+    with pytest.raises(MemoryError, match="larger than the memory available"):
+        f(np.array(1.0), np.array(10**12))
+    with pytest.raises(MemoryError):
+        ptl.from_fgraph(f.maker.fgraph).interpret(np.array(1.0), np.array(10**12))
     # The trace of 10^7 steps fits in memory (80 MB); its steps take minutes.
     timer = _sigint_after(1.0)
     try:

@@ -733,3 +733,25 @@ mod props {
         }
     }
 }
+
+/// Unclosed, nested index brackets: each level's first expression used to be parsed twice
+/// (as a slice's start, then as a single index), so `m[m[m[...` took time exponential in its
+/// depth; the fuzzer's input (fuzz/reproducers/parse-nested-index-brackets.ptl) took 21 s.
+/// They must now be parsed, and reported, at once: the thread gets 60 s, where depth 40 took
+/// hours before.
+#[test]
+fn nested_index_brackets_parse_in_linear_time() {
+    let reproducer = include_str!("../../../fuzz/reproducers/parse-nested-index-brackets.ptl").to_string();
+    let deep = format!("let x = {}", "m[".repeat(40));
+    let slices = format!("let x = {}", "m[1:".repeat(40));
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for src in [reproducer, deep, slices] {
+            let (_, diags) = ptl_lang::parse(&src);
+            assert!(!diags.is_empty(), "unclosed brackets are errors: {src}");
+            let _ = ptl_lang::diag::render_all(&diags, "deep.ptl", &src, false);
+        }
+        done.send(()).unwrap();
+    });
+    wait.recv_timeout(std::time::Duration::from_secs(60)).expect("parsing nested brackets took over a minute");
+}

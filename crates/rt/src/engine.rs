@@ -552,6 +552,9 @@ impl Engine {
             crate::interrupt::clear_interrupt();
             return RtError::Interrupted;
         }
+        if text.contains("RESOURCE_EXHAUSTED") {
+            return RtError::OutOfMemory(crate::error::status_message(&text));
+        }
         if self.device.device == Device::Vulkan && text.contains("empty buffer range") {
             return RtError::Device(format!(
                 "the Vulkan device `{}` cannot run a kernel on an empty array (a value of size 0 here); \

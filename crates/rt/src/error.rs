@@ -29,6 +29,10 @@ pub enum RtError {
     /// floats); found before compiling.
     #[error("{message}")]
     Unsupported { message: String, span: Span },
+    /// IREE could not allocate a buffer the call needs: a result or an intermediate value is
+    /// larger than the memory available. The text is IREE's status message.
+    #[error("out of memory: a result or an intermediate value of this call is larger than the memory available ({0})")]
+    OutOfMemory(String),
     /// The call stopped at a step of a loop because [`crate::interrupt`] asked it to.
     #[error("interrupted at a step of a loop")]
     Interrupted,

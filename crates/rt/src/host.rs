@@ -53,9 +53,9 @@ fn exports() -> Vec<(String, &'static str, Shim)> {
     }
     typed!(f32, "f32");
     typed!(f64, "f64");
-    out.push((names::CHECK_INTERRUPT.to_string(), "0v_v", crate::interrupt::check_interrupt));
+    out.push((names::CHECK_INTERRUPT.to_string(), "0v_v", crate::interrupt::poll::<true>));
     for elem in names::AWAITED {
-        out.push((names::await_value(elem), "0r_v", crate::interrupt::await_value));
+        out.push((names::await_value(elem), "0r_v", crate::interrupt::poll::<false>));
     }
     out
 }

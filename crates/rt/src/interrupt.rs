@@ -26,8 +26,10 @@ pub fn clear_interrupt() -> bool {
     REQUESTED.swap(false, Ordering::Relaxed)
 }
 
-/// `ptl_host.check_interrupt`: no arguments, no results; fails while a stop is requested.
-pub(crate) unsafe extern "C" fn check_interrupt(
+/// `ptl_host.check_interrupt` (`CHECK`): no arguments, no results; fails while a stop is
+/// requested. `ptl_host.await_*` (not `CHECK`): takes a value and does nothing; IREE has
+/// waited for the value before the call (see `ptl_lower`'s loops).
+pub(crate) unsafe extern "C" fn poll<const CHECK: bool>(
     _stack: *mut sys::iree_vm_stack_t,
     _flags: sys::iree_vm_native_function_flags_t,
     _args: sys::iree_byte_span_t,
@@ -36,7 +38,7 @@ pub(crate) unsafe extern "C" fn check_interrupt(
     _module: *mut c_void,
     _state: *mut c_void,
 ) -> sys::iree_status_t {
-    if !REQUESTED.load(Ordering::Relaxed) {
+    if !CHECK || !REQUESTED.load(Ordering::Relaxed) {
         return std::ptr::null_mut();
     }
     unsafe {
@@ -48,18 +50,4 @@ pub(crate) unsafe extern "C" fn check_interrupt(
             c"ptl: interrupted".as_ptr(),
         )
     }
-}
-
-/// `ptl_host.await_*`: takes a value and does nothing; IREE has waited for it (see
-/// `ptl_lower`'s loops).
-pub(crate) unsafe extern "C" fn await_value(
-    _stack: *mut sys::iree_vm_stack_t,
-    _flags: sys::iree_vm_native_function_flags_t,
-    _args: sys::iree_byte_span_t,
-    _rets: sys::iree_byte_span_t,
-    _target: sys::iree_vm_native_function_target_t,
-    _module: *mut c_void,
-    _state: *mut c_void,
-) -> sys::iree_status_t {
-    std::ptr::null_mut()
 }

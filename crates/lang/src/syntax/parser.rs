@@ -297,20 +297,26 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
                 }
             }));
         // `x[i, a:b:s, ...]`: each slice bound may be left out. A bound is a whole
-        // expression; the `:` after it is the slice's, since no type follows it.
+        // expression; the `:` after it is the slice's, since no type follows it. An item's
+        // first expression is parsed once, whether a `:` follows or not: trying the slice
+        // and then the single index parsed it twice, and nested brackets (`m[m[m[...`)
+        // took time exponential in their depth.
         let bound = expr.clone().or_not();
-        let slice = bound
+        let tail = just(Token::Colon).ignore_then(bound.clone()).then(just(Token::Colon).ignore_then(bound).or_not());
+        let slice = |start, (stop, step): (Option<Expr>, Option<Option<Expr>>), span| IndexItem::Slice {
+            start,
+            stop,
+            step: step.flatten(),
+            span,
+        };
+        let index_item = expr
             .clone()
-            .then_ignore(just(Token::Colon))
-            .then(bound.clone())
-            .then(just(Token::Colon).ignore_then(bound).or_not())
-            .map_with(|((start, stop), step), e| IndexItem::Slice {
-                start,
-                stop,
-                step: step.flatten(),
-                span: range(e.span()),
-            });
-        let index_item = slice.or(expr.clone().map(IndexItem::Single));
+            .then(tail.clone().or_not())
+            .map_with(move |(first, tail), e| match tail {
+                Some(tail) => slice(Some(first), tail, range(e.span())),
+                None => IndexItem::Single(first),
+            })
+            .or(tail.map_with(move |tail, e| slice(None, tail, range(e.span()))));
         let index = index_item
             .separated_by(just(Token::Comma))
             .allow_trailing()

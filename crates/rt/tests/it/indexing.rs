@@ -21,6 +21,14 @@ fn window(x: f64[n], a: i64, b: i64, s: i64) { x[a:b:s] }
 fn put(x: f64[n], a: i64, b: i64) { set_slice(x, 9.0, a, b) }
 ";
 
+/// An engine that caches its modules in `$PTL_CACHE_DIR` when that is set, so that
+/// `scripts/valgrind-indexing.sh` can compile them first and run these tests under memcheck
+/// without the compiler.
+fn engine() -> Engine {
+    let cache_dir = std::env::var_os("PTL_CACHE_DIR").map(std::path::PathBuf::from);
+    Engine::new(EngineOptions { cache_dir, ..Default::default() }).expect("IREE runtime starts")
+}
+
 fn f64s(shape: &[usize]) -> Value {
     let n = shape.iter().product::<usize>();
     Value::F64(ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| i as f64 + 0.5).collect()).unwrap())
@@ -50,7 +58,7 @@ fn hostile(len: usize) -> [i64; 4] {
 #[test]
 fn hostile_indices_fail_the_same_way() {
     let prog = ptl_lang::frontend(SRC).expect("checks");
-    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let mut engine = engine();
     let mut failures = Vec::new();
     for len in [0usize, 1, 3] {
         for i in hostile(len) {
@@ -83,7 +91,7 @@ fn hostile_indices_fail_the_same_way() {
 #[test]
 fn hostile_slice_bounds_clamp_the_same_way() {
     let prog = ptl_lang::frontend(SRC).expect("checks");
-    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let mut engine = engine();
     let mut failures = Vec::new();
     for len in [0usize, 1, 3] {
         let mut bounds: Vec<i64> = hostile(len).to_vec();
@@ -113,7 +121,7 @@ fn scatter_with_arguments() {
     let src = "fn f(t: f64[n], i: i64[k], v: f64[k]) { scatter_add(t, i, v) }\n\
                fn g(t: f64[n], i: i64[k], v: f64[k]) { scatter_set(t, i, v) }\n";
     let prog = ptl_lang::frontend(src).expect("checks");
-    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let mut engine = engine();
     let args = vec![f64s(&[3]), ints(&[0, 1, 0, -1]), f64s(&[4])];
     for name in ["f", "g"] {
         let want = ptl_interp::call_function(&prog, name, &args).expect("interpreter");
@@ -129,7 +137,7 @@ fn a_scatter_between_reductions_compiles() {
                let a1 = transpose(scatter_set(broadcast((1 : i32), [2, k, m]), [0], broadcast((-4 : i32), [1, k, m])), [1, 2, 0]);\n\
                (broadcast((-2 : i32), [2, k])) @ (max(a1, 1))\n}\n";
     let prog = ptl_lang::frontend(src).expect("checks");
-    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let mut engine = engine();
     let args = vec![f64s(&[3, 2])];
     let want = ptl_interp::call_function(&prog, "f", &args).expect("interpreter");
     let got = engine.call(&prog, "f", &args).map_err(|e| e.to_string());
@@ -142,7 +150,7 @@ fn a_slice_of_a_computed_tensor_compiles() {
     let src = "fn f(i: i64[1, m], v: f32[k, 1, ?]) {\n\
                sum(((broadcast(false, [1, k, m]))[::-1]) == (broadcast(true, [1, k, m])), [1, 2])\n}\n";
     let prog = ptl_lang::frontend(src).expect("checks");
-    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let mut engine = engine();
     for (m, k) in [(0, 2), (3, 2)] {
         let args = vec![Value::I64(ArrayD::zeros(IxDyn(&[1, m]))), Value::F32(ArrayD::zeros(IxDyn(&[k, 1, 2])))];
         let want = ptl_interp::call_function(&prog, "f", &args).expect("interpreter");
@@ -161,7 +169,7 @@ fn add_rows(t: f64[3, ?], v: f64[1, m]) -> f64[3, ?] { scatter_add(t, [0], v) }
 fn put_row(t: f64[3, ?], v: f64[m]) -> f64[3, ?] { set_slice(t, v, 1, 2) }
 ";
     let prog = ptl_lang::frontend(src).expect("checks");
-    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    let mut engine = engine();
     for (name, value) in [("add_rows", f64s(&[1, 2])), ("put_row", f64s(&[2]))] {
         for cols in [2usize, 4, 0] {
             let args = vec![f64s(&[3, cols]), value.clone()];

@@ -238,7 +238,7 @@ fn a_result_too_large_for_memory_is_a_runtime_error() {
     let mut e = engine();
     let big = Value::F64(ArrayD::zeros(IxDyn(&[1 << 20])));
     match e.call(&prog, "outer_sum", &[big.clone(), big]) {
-        Err(err) => assert!(matches!(err, RtError::Iree(_)), "{err:?}"),
+        Err(err) => assert!(matches!(err, RtError::OutOfMemory(_)), "{err:?}"),
         Ok(v) => panic!("allocated an 8 TiB result of shape {:?}", v[0].shape()),
     }
     // The engine is still usable.
