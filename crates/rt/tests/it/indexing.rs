@@ -21,9 +21,8 @@ fn window(x: f64[n], a: i64, b: i64, s: i64) { x[a:b:s] }
 fn put(x: f64[n], a: i64, b: i64) { set_slice(x, 9.0, a, b) }
 ";
 
-/// An engine that caches its modules in `$PTL_CACHE_DIR` when that is set, so that
-/// `scripts/valgrind-indexing.sh` can compile them first and run these tests under memcheck
-/// without the compiler.
+/// An engine that caches its modules in `$PTL_CACHE_DIR` when that is set, so that a run
+/// under a memory checker can load modules compiled by an earlier run instead of compiling.
 fn engine() -> Engine {
     let cache_dir = std::env::var_os("PTL_CACHE_DIR").map(std::path::PathBuf::from);
     Engine::new(EngineOptions { cache_dir, ..Default::default() }).expect("IREE runtime starts")
