@@ -88,6 +88,13 @@ impl Diagnostic {
     /// Renders the report against `source`, named `file` in the output. Very long lines are
     /// shown as a window around the spans on them (see `excerpt`).
     pub fn render(&self, file: &str, source: &str, color: bool) -> String {
+        self.render_in(file, &Indexed::new(source), color)
+    }
+
+    /// [`Diagnostic::render`] against a source indexed once for all of its reports (indexing
+    /// reads the whole source, so doing it per report is quadratic in a file full of errors).
+    fn render_in(&self, file: &str, indexed: &Indexed, color: bool) -> String {
+        let source = indexed.source;
         let clamp = |s: &Span| {
             let end = s.end.min(source.len());
             s.start.min(end)..end
@@ -96,20 +103,21 @@ impl Diagnostic {
             .chain(self.labels.iter().map(|(s, _)| s))
             .map(clamp)
             .collect();
-        let Some(excerpt) = Excerpt::of(source, &spans) else {
-            return self.render_spans(file, source, &spans, color);
+        let excerpt = if indexed.long_lines { Excerpt::of(source, &indexed.ranges, &spans) } else { None };
+        let Some(excerpt) = excerpt else {
+            return self.render_spans(file, &indexed.lines, &spans, color);
         };
         let moved: Vec<Span> = spans.iter().map(|s| excerpt.span(s)).collect();
-        let out = self.render_spans(file, &excerpt.text, &moved, color);
+        let out = self.render_spans(file, &Source::from(excerpt.text.as_str()), &moved, color);
         // The header's column counts from the start of the excerpt's line; give the real one.
-        let line = source.as_bytes()[..spans[0].start].iter().filter(|&&b| b == b'\n').count() + 1;
+        let line = excerpt::line_of(&indexed.ranges, spans[0].start) + 1;
         let shown = format!("{file}:{line}:{} ]", column(&excerpt.text, moved[0].start));
         let real = format!("{file}:{line}:{} ]", column(source, spans[0].start));
         out.replacen(&shown, &real, 1)
     }
 
     /// Renders with `spans[0]` as the primary span and `spans[1..]` for the labels.
-    fn render_spans(&self, file: &str, source: &str, spans: &[Span], color: bool) -> String {
+    fn render_spans(&self, file: &str, lines: &Source<&str>, spans: &[Span], color: bool) -> String {
         let colors = [Color::Red, Color::Blue, Color::Magenta, Color::Cyan];
         let mut report = Report::build(ReportKind::Error, (file, spans[0].clone()))
             .with_config(Config::default().with_color(color).with_index_type(IndexType::Byte))
@@ -126,8 +134,25 @@ impl Diagnostic {
             report = report.with_note(note);
         }
         let mut out = Vec::new();
-        let _ = report.finish().write((file, Source::from(source)), &mut out);
+        let _ = report.finish().write((file, lines), &mut out);
         String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+/// A source with its line index (ariadne's, and the byte range of each line), and whether any
+/// of its lines is long enough to be cut.
+struct Indexed<'s> {
+    source: &'s str,
+    lines: Source<&'s str>,
+    ranges: Vec<Span>,
+    long_lines: bool,
+}
+
+impl<'s> Indexed<'s> {
+    fn new(source: &'s str) -> Self {
+        let ranges = excerpt::line_ranges(source);
+        let long_lines = ranges.iter().any(|line| line.len() > excerpt::MAX_LINE);
+        Indexed { source, lines: Source::from(source), ranges, long_lines }
     }
 }
 
@@ -142,5 +167,6 @@ fn column(source: &str, offset: usize) -> usize {
 pub fn render_all(diags: &[Diagnostic], file: &str, source: &str, color: bool) -> String {
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
     sorted.sort_by_key(|d| (d.span.start, d.span.end));
-    sorted.iter().map(|d| d.render(file, source, color)).collect()
+    let indexed = Indexed::new(source);
+    sorted.iter().map(|d| d.render_in(file, &indexed, color)).collect()
 }

@@ -33,22 +33,41 @@ pub struct Excerpt {
     lines: Vec<Line>,
 }
 
+/// The byte range of each line of `source`, without its newline.
+pub fn line_ranges(source: &str) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for line in source.split('\n') {
+        ranges.push(start..start + line.len());
+        start += line.len() + 1;
+    }
+    ranges
+}
+
+/// The index of the line (of `ranges`, from [`line_ranges`]) that byte `offset` is on.
+pub fn line_of(ranges: &[Range<usize>], offset: usize) -> usize {
+    ranges
+        .partition_point(|l| l.start <= offset)
+        .saturating_sub(1)
+}
+
 impl Excerpt {
-    /// The excerpt of `source` for a report about `spans`, or `None` when every line is short
-    /// enough to show whole (the report is then rendered against the source itself).
-    pub fn of(source: &str, spans: &[Range<usize>]) -> Option<Excerpt> {
-        let mut ranges = Vec::new();
-        let mut start = 0;
-        for line in source.split('\n') {
-            ranges.push(start..start + line.len());
-            start += line.len() + 1;
-        }
-        if ranges.iter().all(|r| r.len() <= MAX_LINE) {
+    /// The excerpt of `source` (whose lines are `ranges`) for a report about `spans`, or
+    /// `None` when every line from the first span's to the last span's is short enough to show
+    /// whole (the report is then rendered against the source itself).
+    ///
+    /// Only those lines are copied: the lines before them are left empty (they keep their
+    /// numbers) and the lines after them are left out, so one report costs about the size of
+    /// the text it shows, however long the source is.
+    pub fn of(source: &str, ranges: &[Range<usize>], spans: &[Range<usize>]) -> Option<Excerpt> {
+        let first = line_of(ranges, spans.iter().map(|s| s.start).min()?);
+        let last = line_of(ranges, spans.iter().map(|s| s.end).max()?);
+        if ranges[first..=last].iter().all(|r| r.len() <= MAX_LINE) {
             return None;
         }
-        let mut text = String::new();
-        let mut lines = Vec::with_capacity(ranges.len());
-        for range in ranges {
+        let mut text = "\n".repeat(first);
+        let mut lines = Vec::with_capacity(last + 1 - first);
+        for range in ranges[first..=last].iter().cloned() {
             if !lines.is_empty() {
                 text.push('\n');
             }
@@ -147,26 +166,47 @@ fn ceil_char(s: &str, mut i: usize) -> usize {
 mod tests {
     use super::*;
 
-    #[test]
-    fn short_sources_are_shown_whole() {
-        assert!(Excerpt::of("let x = 1;\nprint y;\n", std::slice::from_ref(&(17..18))).is_none());
+    fn excerpt(source: &str, spans: &[Range<usize>]) -> Option<Excerpt> {
+        Excerpt::of(source, &line_ranges(source), spans)
     }
 
     #[test]
-    fn a_long_line_is_cut_around_the_span_and_others_kept() {
+    fn short_sources_are_shown_whole() {
+        assert!(excerpt("let x = 1;\nprint y;\n", std::slice::from_ref(&(17..18))).is_none());
+        // A long line that no report line reaches does not matter either.
+        let source = format!("let x = 1;\n{}\n", "a".repeat(1000));
+        assert!(excerpt(&source, std::slice::from_ref(&(4..5))).is_none());
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_span_and_others_left_out() {
         let long = format!("{}BAD{}", "a".repeat(1000), "b".repeat(1000));
         let source = format!("first\n{long}\nlast");
         let bad = 6 + 1000..6 + 1003;
-        let e = Excerpt::of(&source, std::slice::from_ref(&bad)).expect("cut");
+        let e = excerpt(&source, std::slice::from_ref(&bad)).expect("cut");
         let lines: Vec<&str> = e.text.split('\n').collect();
-        assert_eq!(lines.len(), 3);
-        assert_eq!((lines[0], lines[2]), ("first", "last"));
+        // The line before keeps its place, empty; the line after is not needed.
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], "");
         assert!(lines[1].starts_with("...") && lines[1].ends_with("..."));
         assert_eq!(lines[1].len(), MAX_LINE + 6);
         assert_eq!(lines[1][3..43].len(), LEAD);
         assert!(lines[1][43..].starts_with("BAD"));
         assert_eq!(&e.text[e.span(&bad)], "BAD");
-        assert_eq!(&e.text[e.span(&(source.len() - 4..source.len()))], "last");
+    }
+
+    #[test]
+    fn lines_between_the_spans_are_kept() {
+        let long = format!("{}BAD{}", "a".repeat(1000), "b".repeat(1000));
+        let source = format!("zero\nlet x = 1;\nmiddle\n{long}\nafter");
+        let x = 9..10;
+        let bad = source.find("BAD").expect("BAD")..source.find("BAD").expect("BAD") + 3;
+        let e = excerpt(&source, &[bad.clone(), x.clone()]).expect("cut");
+        let lines: Vec<&str> = e.text.split('\n').collect();
+        assert_eq!(&lines[..3], ["", "let x = 1;", "middle"]);
+        assert_eq!(lines.len(), 4);
+        assert_eq!(&e.text[e.span(&x)], "x");
+        assert_eq!(&e.text[e.span(&bad)], "BAD");
     }
 
     #[test]
@@ -179,7 +219,7 @@ mod tests {
         );
         let left = 500..504;
         let right = 5504..5509;
-        let e = Excerpt::of(&source, &[left.clone(), right.clone()]).expect("cut");
+        let e = excerpt(&source, &[left.clone(), right.clone()]).expect("cut");
         assert_eq!(&e.text[e.span(&left)], "LEFT");
         assert_eq!(&e.text[e.span(&right)], "RIGHT");
         assert_eq!(e.text.matches("...").count(), 3, "{}", e.text);
@@ -197,7 +237,7 @@ mod tests {
     fn cuts_fall_on_character_boundaries() {
         let source = "é".repeat(500);
         let mid = 500..502;
-        let e = Excerpt::of(&source, std::slice::from_ref(&mid)).expect("cut");
+        let e = excerpt(&source, std::slice::from_ref(&mid)).expect("cut");
         assert_eq!(&e.text[e.span(&mid)], "é");
     }
 
@@ -219,5 +259,38 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(&format!("long.ptl:1:{} ]", at + 1)), "{out}");
+    }
+
+    #[test]
+    fn reports_on_long_lines_late_in_a_file_keep_their_line_numbers() {
+        use crate::diag::{Diagnostic, ErrorKind, render_all};
+        let pad = " ".repeat(200);
+        let source: String = (0..12)
+            .map(|i| format!("let v{i} = oops{i};{pad}\n"))
+            .collect();
+        let diags: Vec<Diagnostic> = (0..12)
+            .map(|i| {
+                let at = source.find(&format!("oops{i};")).expect("name");
+                let end = at + format!("oops{i}").len();
+                Diagnostic::new(
+                    ErrorKind::UnknownName,
+                    at..end,
+                    format!("unknown name `oops{i}`"),
+                )
+                .with_label(at..end, "not found in this scope")
+            })
+            .collect();
+        let out = render_all(&diags, "late.ptl", &source, false);
+        for i in 0..12 {
+            assert!(
+                out.contains(&format!("late.ptl:{}:{} ]", i + 1, 10 + (i >= 10) as usize)),
+                "{out}"
+            );
+            assert!(
+                out.contains(&format!(" {} │ let v{i} = oops{i};", i + 1)),
+                "{out}"
+            );
+        }
+        assert!(out.len() < 12 * 600, "{} bytes", out.len());
     }
 }
