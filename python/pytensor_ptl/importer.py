@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 
+import math
+
 import numpy as np
 import pytensor.scalar as ps
 import pytensor.scalar.math as psm
@@ -343,7 +345,16 @@ _MATH_OPS = {
     psm.GammaLn: "gammaln",
     psm.Psi: "digamma",
     psm.Log1mexp: "log1mexp",
+    psm.I0: "i0",
+    psm.I1: "i1",
+    psm.J0: "j0",
+    psm.J1: "j1",
 }
+# Bessel functions of an order given as their first operand: ptl has orders 0 and 1, and the
+# importer writes 2 and the negative orders from them (PyTensor's gradients of `i1`, `ive` and
+# `jv` use them), so the order must be a constant from -2 to 2 (`pt.ive(0, x)`, `pt.jv(1, x)`).
+_ORDER_OPS = {psm.Ive: ("i0e", "i1e"), psm.Jv: ("j0", "j1")}
+_ORDERS = (-2, -1, 0, 1, 2)
 _COMPARISONS = {"gt", "ge", "lt", "le", "eq", "neq"}
 _REDUCTIONS = {Sum: "sum", Prod: "prod", Max: "max", Min: "min", All: "all", Any: "any"}
 _REDUCE_SCALAR = {ps.Add: "sum", ps.Mul: "prod", ps.Maximum: "max", ps.Minimum: "min", ps.AND: "all", ps.OR: "any"}
@@ -381,16 +392,43 @@ def _where(index: int, node, fgraph) -> str:
 
 
 def _scalar_name(op, at: str) -> str:
+    if isinstance(op, ps.RoundHalfAwayFromZero):
+        return "round_half_away"
     name = _SCALAR_OPS.get(type(op)) or ("math" if type(op) in _MATH_OPS else None)
     if name is None:
         raise NotImplementedError(f"{at}: the scalar operation `{op}` ({type(op).__name__}) has no ptl equivalent")
     return name
 
 
-def _check_scalar_graph(op, at: str) -> None:
+def _bessel_order(op, order, at: str) -> int:
+    """The order of a Bessel op whose order operand is `order` (a known value, or None)."""
+    values = None if order is None else np.unique(np.asarray(order))
+    if values is None or len(values) != 1 or values[0] not in _ORDERS:
+        raise NotImplementedError(f"{at}: `{op}` of an order other than a constant from -2 to 2 has no ptl equivalent")
+    return int(values[0])
+
+
+def _constant_value(v):
+    """The value of `v` where it is a constant, or computed from constants only (a broadcast
+    or cast of one, as PyTensor's gradients make); else None."""
+    if isinstance(v, Constant):
+        return v.data
+    from pytensor.tensor.basic import NotScalarConstantError, get_underlying_scalar_constant_value
+
+    try:
+        return get_underlying_scalar_constant_value(v)
+    except (NotScalarConstantError, TypeError, ValueError):
+        return None
+
+
+def _check_scalar_graph(op, at: str, inputs=None) -> None:
+    """`inputs`: the node's (or inner node's) input variables, for the ops whose first operand
+    must be a constant."""
     if isinstance(op, ps.Composite):
         for inner in op.fgraph.toposort():
-            _check_scalar_graph(inner.op, at)
+            _check_scalar_graph(inner.op, at, inner.inputs)
+    elif type(op) in _ORDER_OPS:
+        _bessel_order(op, _constant_value(inputs[0]) if inputs else None, at)
     else:
         _scalar_name(op, at)
 
@@ -458,7 +496,7 @@ def _node_support(fgraph: FunctionGraph, first_only: bool, constants=None):
 def _check_node(node, at: str) -> None:
     op = node.op
     if isinstance(op, Elemwise):
-        _check_scalar_graph(op.scalar_op, at)
+        _check_scalar_graph(op.scalar_op, at, node.inputs)
     elif isinstance(op, CAReduce):
         _reduce_kind(op, at)
     elif isinstance(op, (Softmax, LogSoftmax)):
@@ -685,6 +723,13 @@ class _Describer:
         self.consts.append(_const_array(value))
         return i
 
+    def const_value(self, i: int):
+        """The value of the constant with id `i`, or None."""
+        for entry in self.const_entries:
+            if entry["id"] == i:
+                return self.consts[entry["index"]]
+        return None
+
     def id_of(self, v) -> int:
         if v in self.ids:
             return self.ids[v]
@@ -743,7 +788,12 @@ class _Describer:
                     env[o] = self.const(o.data)
                 result.append(env[o])
             return result
+        if type(sop) in _ORDER_OPS:
+            order = _bessel_order(sop, self.const_value(in_ids[0]), at)
+            return [self.bessel(sop, order, in_ids[1], in_dtypes[1], out_dtypes[0], at)]
         name = _scalar_name(sop, at)
+        if name == "round_half_away":
+            return [self.round_half_away(in_ids[0], in_dtypes[0], out_dtypes[0], at)]
         if len(out_dtypes) != 1:
             raise NotImplementedError(f"{at}: the scalar operation `{sop}` has {len(out_dtypes)} outputs")
         out = self.fresh()
@@ -754,6 +804,62 @@ class _Describer:
             fields["name"] = _MATH_OPS[type(sop)]
         self.emit(name, in_ids, out, _ptl_dtype(out_dtypes[0], at), at, **fields)
         return [out]
+
+    def bessel(self, sop, order: int, x: int, in_dtype: str, out_dtype: str, at: str) -> int:
+        """`ive(order, x)` or `jv(order, x)` from ptl's orders 0 and 1: `I_-n = I_n`,
+        `J_-n = (-1)^n J_n`; order 2 by the recurrence `I_2 = I_0 - 2 I_1 / x` (`J_2 = 2 J_1 / x - J_0`)
+        from |x| = 1 on, and below by its power series `sum_k (+-q)^k q / (k! (k + 2)!)`,
+        `q = x^2 / 4` (the recurrence cancels there)."""
+        dt = _ptl_dtype(out_dtype, at)
+        scaled = isinstance(sop, psm.Ive)
+        names = _ORDER_OPS[type(sop)]
+
+        def node(op, ins, dtype=dt, **fields):
+            out = self.fresh()
+            self.emit(op, ins, out, dtype, at, **fields)
+            return out
+
+        def const(v):
+            return self.const(np.asarray(v, dtype=dt))
+
+        if order < 0:
+            r = self.bessel(sop, -order, x, in_dtype, out_dtype, at)
+            return node("neg", [r]) if not scaled and order % 2 else r
+        if order in (0, 1):
+            return node("math", [x], name=names[order])
+        y0 = node("math", [x], name=names[0])
+        y1 = node("math", [x], name=names[1])
+        y1_2_x = node("mul", [node("true_div", [const(2.0), x]), y1])
+        far = node("sub", [y0, y1_2_x]) if scaled else node("sub", [y1_2_x, y0])
+        q = node("mul", [node("mul", [x, x]), const(0.25)])
+        sign = 1.0 if scaled else -1.0
+        coeffs = [sign**k / (math.factorial(k) * math.factorial(k + 2)) for k in range(10)]
+        acc = const(coeffs[-1])
+        for c in reversed(coeffs[:-1]):
+            acc = node("add", [node("mul", [acc, q]), const(c)])
+        near = node("mul", [q, acc])
+        if scaled:
+            near = node("mul", [near, node("exp", [node("neg", [node("abs", [x])])])])
+        small = node("lt", [node("abs", [x]), const(1.0)], dtype="bool", compute=dt)
+        return node("switch", [small, near, far])
+
+    def round_half_away(self, x: int, in_dtype: str, out_dtype: str, at: str) -> int:
+        """`round(x, mode="half_away_from_zero")` as `where(|x - t| >= 0.5, t + sign(x), t)`,
+        `t = trunc(x)`: exact (no `floor(x + 0.5)`, which rounds 0.49999999999999994 up)."""
+        dt = _ptl_dtype(out_dtype, at)
+
+        def node(op, ins, dtype=dt, **fields):
+            out = self.fresh()
+            self.emit(op, ins, out, dtype, at, **fields)
+            return out
+
+        if not in_dtype.startswith("float"):
+            return node("alias", [x])
+        t = node("math", [x], name="trunc")
+        frac = node("abs", [node("sub", [x, t])])
+        half = self.const(np.asarray(0.5, dtype=in_dtype))
+        away = node("ge", [frac, half], dtype="bool", compute=dt)
+        return node("switch", [away, node("add", [t, node("math", [x], name="sign")]), t])
 
     def elemwise(self, node, at):
         in_ids = [self.id_of(i) for i in node.inputs]

@@ -107,3 +107,71 @@ def test_softmax_and_log_softmax_over_several_axes(axis):
     for out in (softmax(x, axis=axis), log_softmax(x, axis=axis)):
         f = pytensor.function([x], out, mode="PTL_STRICT")
         np.testing.assert_allclose(f(X), pytensor.function([x], out)(X), rtol=1e-12, atol=1e-15)
+
+
+BESSEL = {
+    "i0": (pt.i0, -30.0, 30.0),
+    "i1": (pt.i1, -30.0, 30.0),
+    "j0": (pt.j0, -40.0, 40.0),
+    "j1": (pt.j1, -40.0, 40.0),
+    "ive0": (lambda x: pt.ive(0, x), -800.0, 800.0),
+    "ive1": (lambda x: pt.ive(1, x), -800.0, 800.0),
+    "jv0": (lambda x: pt.jv(0, x), -40.0, 40.0),
+    "jv1": (lambda x: pt.jv(1, x), -40.0, 40.0),
+    "ive-1": (lambda x: pt.ive(-1, x), -40.0, 40.0),
+    "jv-1": (lambda x: pt.jv(-1, x), -40.0, 40.0),
+}
+# Orders ptl writes from 0 and 1 (their gradients need orders 3 and -3, which fall back).
+BESSEL_VALUES = {
+    "ive2": (lambda x: pt.ive(2, x), -3.0, 3.0),
+    "ive-2": (lambda x: pt.ive(-2, x), -3.0, 3.0),
+    "jv2": (lambda x: pt.jv(2, x), -3.0, 3.0),
+    "jv-2": (lambda x: pt.jv(-2, x), -3.0, 3.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BESSEL))
+def test_bessel_functions_and_their_gradients(name):
+    from conftest import compare_strict
+
+    fn, lo, hi = BESSEL[name]
+    x = pt.vector("x")
+    y = fn(x)
+    args = [np.concatenate([_args(lo, hi, "float64"), [0.0, -0.5, 0.999, 1.001]])]
+    # Near a zero of j0/j1 the error is absolute (about 1e-16), as SciPy's.
+    compare_strict([x], [y, pt.grad((y * np.arange(1.0, 22.0)).sum(), x)], args, rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", sorted(BESSEL_VALUES))
+def test_bessel_orders_written_from_0_and_1(name):
+    from conftest import compare_strict
+
+    fn, lo, hi = BESSEL_VALUES[name]
+    x = pt.vector("x")
+    args = [np.concatenate([_args(lo, hi, "float64"), [0.0, -0.5, 1e-3, 0.999, 1.001, 30.0]])]
+    compare_strict([x], fn(x), args, rtol=1e-13, atol=1e-15)
+
+
+def test_a_bessel_order_ptl_cannot_write_falls_back():
+    from conftest import compare_strict
+
+    x = pt.vector("x")
+    with pytest.raises(NotImplementedError, match="order other than a constant from -2 to 2"):
+        compare_strict([x], pt.ive(3, x), [np.array([0.5, 3.0])])
+    _compare([x], pt.ive(2.5, x) + pt.i0(x), [np.array([0.5, 3.0])])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_round_half_away_from_zero(dtype):
+    from conftest import compare_strict
+
+    x = pt.vector("x", dtype=dtype)
+    halves = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.0, 3.7, -3.2, 1e30, np.inf, np.nan], dtype=dtype)
+    f = compare_strict([x], pt.round(x, mode="half_away_from_zero"), [halves])
+    # The largest double below 1/2 rounds to 0 (PyTensor's own implementation, which adds 1/2
+    # first, gives 1 there); checked against exact decimal rounding.
+    from decimal import ROUND_HALF_UP, Decimal
+
+    near = np.array([0.49999999999999994, -0.49999999999999994, 2.5000000000000004], dtype=dtype)
+    exact = [float(Decimal(float(v)).quantize(Decimal(1), rounding=ROUND_HALF_UP)) for v in near]
+    np.testing.assert_array_equal(f(near), np.array(exact, dtype=dtype))

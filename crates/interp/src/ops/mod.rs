@@ -2,6 +2,7 @@
 //! gets the evaluated operands, the node (for its static types and span) and the result dims
 //! known from the static type and the call's symbol bindings.
 
+mod bessel;
 mod contraction;
 pub(crate) mod elementwise;
 mod indexing;

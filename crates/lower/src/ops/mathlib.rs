@@ -9,7 +9,7 @@ use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, UnaryOp};
 
 use super::fbuild::{F, V};
-use super::{digamma, erfinv, explog, invtrig, lgamma, special};
+use super::{bessel, digamma, erfinv, explog, invtrig, lgamma, special};
 use crate::emitter::Emitter;
 use crate::error::Result;
 
@@ -75,6 +75,12 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
         Erfcx => special::erfcx(f, w)?,
         Gammaln => lgamma::gammaln(f, w)?,
         Digamma => digamma::digamma(f, w)?,
+        I0 => bessel::i0(f, w)?,
+        I1 => bessel::i1(f, w)?,
+        I0e => bessel::i0e(f, w)?,
+        I1e => bessel::i1e(f, w)?,
+        J0 => bessel::j0(f, w)?,
+        J1 => bessel::j1(f, w)?,
         Erfinv => erfinv::erfinv(f, w)?,
         Log1mexp => explog::log1mexp(f, w)?,
         Softplus => explog::softplus(f, w)?,

@@ -1,5 +1,6 @@
 //! The op table's lowering: one file per op family, dispatched here.
 
+pub mod bessel;
 pub mod contraction;
 pub mod digamma;
 pub mod elementwise;

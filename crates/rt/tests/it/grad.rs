@@ -120,7 +120,8 @@ fn elementwise_math() {
         ("sin", v4), ("cos", v4), ("tan", unit4), ("arcsin", unit4), ("arccos", unit4), ("arctan", v4),
         ("sinh", v4), ("cosh", v4), ("arcsinh", v4), ("arctanh", unit4), ("exp2", v4), ("expm1", v4),
         ("log2", pos4), ("log10", pos4), ("cbrt", pos4), ("square", v4), ("reciprocal", pos4), ("erf", v4),
-        ("erfc", v4), ("erfcx", v4), ("softplus", v4), ("gammaln", pos4), ("erfinv", unit4),
+        ("erfc", v4), ("erfcx", v4), ("softplus", v4), ("gammaln", pos4), ("erfinv", unit4), ("i0", v4), ("i1", v4),
+        ("i0e", v4), ("i1e", v4), ("j0", v4), ("j1", v4),
     ];
     let mut worst = 0.0f64;
     for (op, arg) in unary {
@@ -128,6 +129,14 @@ fn elementwise_math() {
         worst = worst.max(check(&mut e, op, &src, "x", &[arg()]));
     }
     worst = worst.max(check(&mut e, "arccosh", "fn f(x: f64[4]) -> f64 { sum(arccosh(x + 1.5)) }", "x", &[pos4()]));
+    // The Bessel functions' derivatives at 0 (where i1 and j1 divide by x) and far out; i0e
+    // and i1e have a kink at 0 (their factor exp(-|x|)), where finite differences cannot tell.
+    let wide = || tensor(&[4], &[0.0, 12.0, -9.5, 40.0]);
+    for (op, arg, spread) in [("i0e", v4 as fn() -> Value, "[1.0, 30.0, 10.0, 50.0]"), ("i1e", v4, "[1.0, 30.0, 10.0, 50.0]"), ("j0", wide, "1.0"), ("j1", wide, "1.0")] {
+        let src = format!("fn f(x: f64[4]) -> f64 {{ sum({op}(x * {spread}) * [1.0, 2.0, -1.5, 0.5]) }}");
+        worst = worst.max(check(&mut e, op, &src, "x", &[arg()]));
+    }
+    worst = worst.max(check(&mut e, "i1 at 0", "fn f(x: f64[4]) -> f64 { sum(i1(x * 0.1) + i0(x * 0.1)) }", "x", &[wide()]));
     worst = worst.max(check(&mut e, "log1mexp", "fn f(x: f64[4]) -> f64 { sum(log1mexp(-x)) }", "x", &[pos4()]));
     worst = worst.max(check(&mut e, "rounding is flat", "fn f(x: f64[4]) -> f64 { sum(floor(x * 0.1) + x * x + sign(x)) }", "x", &[v4()]));
     eprintln!("elementwise math: largest relative error {worst:e}");

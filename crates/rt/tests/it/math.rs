@@ -78,6 +78,9 @@ enum Scale {
     Result,
     Operands,
     Negative,
+    /// Against the envelope `1 / sqrt(1 + |x|)` of an oscillating function (j0, j1), whose
+    /// zeros no algorithm here resolves to relative accuracy.
+    Envelope,
 }
 
 fn worst(e: &mut Engine, prog: &ptl_lang::typed::TProgram, name: &str, args: &[Value], mode: Scale) -> (f64, String) {
@@ -95,7 +98,9 @@ fn worst(e: &mut Engine, prog: &ptl_lang::typed::TProgram, name: &str, args: &[V
         let scale = args.iter().map(|a| f64_at(a, i).abs()).filter(|m| m.is_finite()).fold(0.0, f64::max);
         let negative = args.iter().any(|a| f64_at(a, i) < 0.0);
         let by_operands = mode == Scale::Operands || (mode == Scale::Negative && negative);
-        let u = if by_operands && g.is_finite() && w.is_finite() {
+        let u = if mode == Scale::Envelope && g.is_finite() && w.is_finite() {
+            (g - w).abs() / eps / g.abs().max(w.abs()).max(1.0 / (1.0 + scale).sqrt())
+        } else if by_operands && g.is_finite() && w.is_finite() {
             (g - w).abs() / eps / g.abs().max(w.abs()).max(scale).max(f64::MIN_POSITIVE)
         } else {
             ulps(*g, *w, eps)
@@ -113,6 +118,13 @@ fn squashed(v: &Value) -> Value {
     match v {
         Value::F64(a) => vec64(&a.iter().map(|x| x.tanh()).collect::<Vec<_>>()),
         Value::F32(a) => vec32(&a.iter().map(|&x| (x as f64).tanh()).collect::<Vec<_>>()),
+        other => other.clone(),
+    }
+}
+
+fn normal32(v: &Value) -> Value {
+    match v {
+        Value::F32(a) => vec32(&a.iter().map(|&x| x as f64).filter(|&x| !(x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64)).collect::<Vec<_>>()),
         other => other.clone(),
     }
 }
@@ -167,6 +179,12 @@ fn math_library_matches_libm() {
         ("erfcx", 4.0),
         ("gammaln", 3.0),
         ("digamma", 4.0),
+        ("i0", 12.0),
+        ("i1", 12.0),
+        ("i0e", 12.0),
+        ("i1e", 12.0),
+        ("j0", 6.0),
+        ("j1", 6.0),
         ("erfinv", 2.0),
         ("log1mexp", 2.0),
         ("softplus", 2.0),
@@ -195,15 +213,24 @@ fn math_library_matches_libm() {
     let mut failures = Vec::new();
     for (op, tol) in unary {
         for (suffix, arg, tol) in [("64", &x64, *tol), ("32", &x32, 1.0)] {
+            // i1 and i1e are x/2 at f32's subnormals: the f64 result is exactly half an f32 ulp
+            // there, and rounding it once more (the interpreter) ties to even below the true
+            // value, which the compiled code's last bits need not do.
+            let arg = if suffix == "32" && matches!(*op, "i1" | "i1e") { &normal32(arg) } else { arg };
             let name = format!("{op}{suffix}");
             // tan reduces its argument as sin and cos do: within ulps up to 2^20 * pi/2.
-            let arg = if *op == "tan" { &reduced(arg) } else { arg };
+            // So do j0 and j1 (their phase).
+            let arg = if matches!(*op, "tan" | "j0" | "j1") { &reduced(arg) } else { arg };
             // erfinv is defined on [-1, 1]: the arguments squashed by tanh (down to 1 - 2^-53).
             let arg = if *op == "erfinv" { &squashed(arg) } else { arg };
             // gammaln of negative x is `log(pi / |x sin(pi x)|) - gammaln(-x)`, which cancels
             // near its zeros (in libm and SciPy as here): measured against |x| there.
             // So does digamma's `psi(1 - x) - pi / tan(pi x)`.
-            let scale = if *op == "gammaln" || *op == "digamma" { Scale::Negative } else { Scale::Result };
+            let scale = match *op {
+                "gammaln" | "digamma" => Scale::Negative,
+                "j0" | "j1" => Scale::Envelope,
+                _ => Scale::Result,
+            };
             let (u, at) = worst(&mut e, &prog, &name, std::slice::from_ref(arg), scale);
             println!("{name:>14}: max {u:.2} ulp {at}");
             if u > tol {

@@ -176,6 +176,48 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
             let d = b.scale(e, PI.sqrt() / 2.0);
             b.mul(ct, d)
         }
+        I0 => {
+            let d = b.un(I1, x);
+            b.mul(ct, d)
+        }
+        J0 => {
+            let d = b.un(J1, x);
+            let g = b.mul(ct, d);
+            b.neg(g)
+        }
+        I1 | J1 => {
+            // i1' = i0 - i1 / x and j1' = j0 - j1 / x, both 1/2 at 0.
+            let d0 = b.un(if u == I1 { I0 } else { J0 }, x.clone());
+            let q = b.div(y, x.clone());
+            let d = b.sub(d0, q);
+            let zero = b.lit(x.ty.dtype, 0.0);
+            let at_zero = b.bin(BinaryOp::Eq, x.clone(), zero);
+            let half = b.lit(x.ty.dtype, 0.5);
+            let d = b.select(at_zero, half, d);
+            b.mul(ct, d)
+        }
+        I0e => {
+            // i0e' = i1e - sign(x) i0e
+            let d1 = b.un(I1e, x.clone());
+            let s = b.un(Sign, x);
+            let sy = b.mul(s, y);
+            let d = b.sub(d1, sy);
+            b.mul(ct, d)
+        }
+        I1e => {
+            // i1e' = i0e - i1e (sign(x) + 1 / x), 1/2 at 0
+            let d0 = b.un(I0e, x.clone());
+            let s = b.un(Sign, x.clone());
+            let r = b.div(one.clone(), x.clone());
+            let f = b.add(s, r);
+            let yf = b.mul(y, f);
+            let d = b.sub(d0, yf);
+            let zero = b.lit(x.ty.dtype, 0.0);
+            let at_zero = b.bin(BinaryOp::Eq, x.clone(), zero);
+            let half = b.lit(x.ty.dtype, 0.5);
+            let d = b.select(at_zero, half, d);
+            b.mul(ct, d)
+        }
         Digamma => {
             return Err("`digamma` has no derivative: it needs the trigamma function, which ptl does not have".into());
         }
