@@ -349,7 +349,10 @@ _MATH_OPS = {
     psm.I1: "i1",
     psm.J0: "j0",
     psm.J1: "j1",
+    psm.TriGamma: "trigamma",
 }
+# `polygamma(n, x)` of a constant order: ptl has orders 0 and 1.
+_POLYGAMMA = ("digamma", "trigamma")
 # Bessel functions of an order given as their first operand: ptl has orders 0 and 1, and the
 # importer writes 2 and the negative orders from them (PyTensor's gradients of `i1`, `ive` and
 # `jv` use them), so the order must be a constant from -2 to 2 (`pt.ive(0, x)`, `pt.jv(1, x)`).
@@ -421,6 +424,14 @@ def _constant_value(v):
         return None
 
 
+def _polygamma_name(op, order, at: str) -> str:
+    """The ptl builtin of `polygamma(order, x)` (`order` a known value, or None)."""
+    values = None if order is None else np.unique(np.asarray(order))
+    if values is None or len(values) != 1 or values[0] not in (0, 1):
+        raise NotImplementedError(f"{at}: `{op}` of an order other than a constant 0 or 1 has no ptl equivalent")
+    return _POLYGAMMA[int(values[0])]
+
+
 def _check_scalar_graph(op, at: str, inputs=None) -> None:
     """`inputs`: the node's (or inner node's) input variables, for the ops whose first operand
     must be a constant."""
@@ -429,6 +440,8 @@ def _check_scalar_graph(op, at: str, inputs=None) -> None:
             _check_scalar_graph(inner.op, at, inner.inputs)
     elif type(op) in _ORDER_OPS:
         _bessel_order(op, _constant_value(inputs[0]) if inputs else None, at)
+    elif isinstance(op, psm.PolyGamma):
+        _polygamma_name(op, _constant_value(inputs[0]) if inputs else None, at)
     else:
         _scalar_name(op, at)
 
@@ -791,6 +804,11 @@ class _Describer:
         if type(sop) in _ORDER_OPS:
             order = _bessel_order(sop, self.const_value(in_ids[0]), at)
             return [self.bessel(sop, order, in_ids[1], in_dtypes[1], out_dtypes[0], at)]
+        if isinstance(sop, psm.PolyGamma):
+            out = self.fresh()
+            name = _polygamma_name(sop, self.const_value(in_ids[0]), at)
+            self.emit("math", in_ids[1:], out, _ptl_dtype(out_dtypes[0], at), at, name=name)
+            return [out]
         name = _scalar_name(sop, at)
         if name == "round_half_away":
             return [self.round_half_away(in_ids[0], in_dtypes[0], out_dtypes[0], at)]

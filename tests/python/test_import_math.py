@@ -175,3 +175,28 @@ def test_round_half_away_from_zero(dtype):
     near = np.array([0.49999999999999994, -0.49999999999999994, 2.5000000000000004], dtype=dtype)
     exact = [float(Decimal(float(v)).quantize(Decimal(1), rounding=ROUND_HALF_UP)) for v in near]
     np.testing.assert_array_equal(f(near), np.array(exact, dtype=dtype))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [pt.psi, lambda x: pt.polygamma(0, x), lambda x: pt.polygamma(1, x)],
+    ids=["psi", "polygamma0", "polygamma1"],
+)
+def test_digamma_and_trigamma_with_their_gradients(fn):
+    """psi's gradient is PyTensor's TriGamma, which ptl now has: no fallback."""
+    from conftest import compare_strict
+
+    x = pt.vector("x")
+    y = fn(x)
+    args = [np.concatenate([_args(0.05, 30.0, "float64"), [-0.5, -2.5, 1e-3, 9.99, 10.01]])]
+    outputs = [y, pt.grad(y.sum(), x)] if fn is pt.psi else [y]
+    compare_strict([x], outputs, args, rtol=1e-13, atol=0)
+
+
+def test_polygamma_of_order_2_falls_back():
+    from conftest import compare_strict
+
+    x = pt.vector("x")
+    with pytest.raises(NotImplementedError, match="order other than a constant 0 or 1"):
+        compare_strict([x], pt.polygamma(2, x), [np.array([0.5, 3.0])])
+    _compare([x], pt.polygamma(2, x) + pt.psi(x), [np.array([0.5, 3.0])])

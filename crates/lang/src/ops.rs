@@ -48,6 +48,8 @@ pub enum UnaryOp {
     Erfcx,
     Gammaln,
     Digamma,
+    /// `trigamma(x)`, the derivative of digamma (SciPy's `polygamma(1, x)`).
+    Trigamma,
     /// The modified Bessel functions of the first kind of orders 0 and 1 (SciPy's `i0`, `i1`),
     /// and the same scaled by `exp(-|x|)` (`i0e`, `i1e`).
     I0,
@@ -104,6 +106,7 @@ impl UnaryOp {
         UnaryOp::Erfcx,
         UnaryOp::Gammaln,
         UnaryOp::Digamma,
+        UnaryOp::Trigamma,
         UnaryOp::I0,
         UnaryOp::I1,
         UnaryOp::I0e,
@@ -157,6 +160,7 @@ impl UnaryOp {
             UnaryOp::Erfcx => "erfcx",
             UnaryOp::Gammaln => "gammaln",
             UnaryOp::Digamma => "digamma",
+            UnaryOp::Trigamma => "trigamma",
             UnaryOp::I0 => "i0",
             UnaryOp::I1 => "i1",
             UnaryOp::I0e => "i0e",

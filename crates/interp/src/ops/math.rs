@@ -39,6 +39,7 @@ pub(crate) fn unary_f64(op: UnaryOp) -> Option<fn(f64) -> f64> {
         // SciPy's gammaln(-inf) is -inf (musl's lgamma gives +inf).
         Gammaln => |x| if x == f64::NEG_INFINITY { x } else { libm::lgamma(x) },
         Digamma => super::special::digamma,
+        Trigamma => super::special::trigamma,
         I0 => super::bessel::i0,
         I1 => super::bessel::i1,
         I0e => super::bessel::i0e,

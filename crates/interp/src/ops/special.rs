@@ -1,4 +1,4 @@
-//! Reference `digamma` and `erfinv`, written from their definitions with algorithms of their
+//! Reference `digamma`, `trigamma` and `erfinv`, written from their definitions with algorithms of their
 //! own (the compiled code uses others: a Taylor series around digamma's zero and Halley steps
 //! from Giles' approximation).
 
@@ -40,22 +40,55 @@ pub(crate) fn digamma(x: f64) -> f64 {
     acc + x.ln() - 0.5 / x - series
 }
 
+/// `trigamma(x) = sum_{k >= 0} 1 / (x + k)^2` (10,000 terms, then Euler-Maclaurin) for x > 0, and by the
+/// reflection `psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)` below; `inf` at 0, at the negative
+/// integers and at -inf, as SciPy's `polygamma(1, x)`.
+pub(crate) fn trigamma(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    if x <= 0.0 && x == x.floor() {
+        return f64::INFINITY;
+    }
+    if x == f64::INFINITY {
+        return 0.0;
+    }
+    if x < 0.0 {
+        let s = libm::sin(PI * (x - x.round()));
+        return PI * PI / (s * s) - trigamma(1.0 - x);
+    }
+    series_sum(x, x, 10_000)
+}
+
 /// `sum_{k >= 0} 1 / ((a + k)(b + k))`, so that `psi(b) - psi(a) = (b - a) * root_sum(a, b)`
 /// without cancellation (a sum of positive terms, which keeps psi's relative accuracy next
 /// to its zero and wherever the recurrence would cancel): 1000 terms summed smallest first, and the rest by Euler-Maclaurin
 /// (integral, half the first term, and the derivative correction).
 fn root_sum(a: f64, b: f64) -> f64 {
-    const K: usize = 1000;
+    series_sum(a, b, 1000)
+}
+
+/// `root_sum` with `terms` terms summed before Euler-Maclaurin takes over. Its first omitted
+/// correction falls as `(a + terms)^-5`; trigamma of large x, whose sum is only about 1 / x,
+/// needs more terms than digamma's differences for that to stay below an ulp.
+fn series_sum(a: f64, b: f64, terms: usize) -> f64 {
     let f = |k: f64| 1.0 / ((a + k) * (b + k));
-    let kf = K as f64;
+    let kf = terms as f64;
     let u = (b - a) / (a + kf);
     let integral = if u == 0.0 { 1.0 / (a + kf) } else { libm::log1p(u) / (u * (a + kf)) };
     let derivative = -f(kf) * (1.0 / (a + kf) + 1.0 / (b + kf));
-    let mut sum = integral + 0.5 * f(kf) - derivative / 12.0;
-    for k in (0..K).rev() {
-        sum += f(k as f64);
+    // Compensated (Neumaier): for large a and b the thousand terms lie far below the tail,
+    // and each would round when added.
+    let (mut sum, mut lost) = (integral + 0.5 * f(kf) - derivative / 12.0, 0.0);
+    for k in (0..terms).rev() {
+        let term = f(k as f64);
+        let next = sum + term;
+        if next.is_finite() {
+            lost += if sum.abs() >= term.abs() { (sum - next) + term } else { (term - next) + sum };
+        }
+        sum = next;
     }
-    sum
+    sum + lost
 }
 
 /// `erfinv(y)`: Newton's method on `erf(x) = y` (on `erfc(x) = 1 - y` in the tail, where

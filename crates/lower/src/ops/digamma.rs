@@ -9,7 +9,8 @@
 //! - Negative x: `psi(1 - x) - pi / tan(pi x)`, with `pi x` reduced exactly; NaN at the
 //!   negative integers and -inf; `-inf` at +0 and `inf` at -0, as SciPy.
 //!
-//! Every branch is computed and the right one selected.
+//! Every branch is computed and the right one selected. `trigamma` (below) is the asymptotic
+//! series from 10 on, the recurrence below, and the reflection formula for negative x.
 
 use super::fbuild::{F, V};
 use super::trig;
@@ -133,5 +134,52 @@ pub fn digamma<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let zero = f.neg(f.copysign(f.c(f64::INFINITY)?, x)?)?;
     let r = f.sel(f.eqc(x, 0.0)?, zero, r)?;
     // inf stays inf (the asymptotic branch gives it); NaN and -inf give NaN.
+    f.nan_through(x, r)
+}
+
+/// `B_2k` for k = 1..=8 (Bernoulli numbers): `trigamma(z) ~ 1/z + 1/(2 z^2) + sum B_2k / z^(2k+1)`.
+const TRIGAMMA_ASYMPTOTIC: [f64; 8] = [
+    1.0 / 6.0,
+    -1.0 / 30.0,
+    1.0 / 42.0,
+    -1.0 / 30.0,
+    5.0 / 66.0,
+    -691.0 / 2730.0,
+    7.0 / 6.0,
+    -3617.0 / 510.0,
+];
+
+/// `trigamma(y)` for y >= 0: the asymptotic series at z = y + m >= 10, plus
+/// `sum_{k < m} 1 / (y + k)^2` (the recurrence `psi1(y) = psi1(y + 1) + 1 / y^2`), m <= 10
+/// steps, summed from the smallest term: every term is positive, so the relative accuracy holds.
+fn trigamma_positive<'c, 'a>(f: F<'_, 'c, 'a>, y: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let m = f.min(f.max(f.ceil(f.sub(f.c(10.0)?, y)?)?, f.c(0.0)?)?, f.c(10.0)?)?;
+    let z = f.max(f.add(y, m)?, f.c(10.0)?)?;
+    let inv = f.div(f.c(1.0)?, z)?;
+    let inv2 = f.mul(inv, inv)?;
+    let tail = f.mul(f.mul(inv, inv2)?, f.poly(inv2, &TRIGAMMA_ASYMPTOTIC)?)?;
+    let mut sum = f.add(f.add(tail, f.mulc(inv2, 0.5)?)?, inv)?;
+    for k in (0..10).rev() {
+        let t = f.addc(y, k as f64)?;
+        let term = f.div(f.c(1.0)?, f.mul(t, t)?)?;
+        sum = f.add(sum, f.sel(f.gtc(m, k as f64)?, term, f.c(0.0)?)?)?;
+    }
+    Ok(sum)
+}
+
+/// `trigamma(x)`, SciPy's `polygamma(1, x)`: for negative x the reflection
+/// `psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)` with `pi x` reduced exactly; `inf` at 0, at
+/// the negative integers and at -inf; 0 at inf.
+pub fn trigamma<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let neg = f.ltc(x, 0.0)?;
+    let y = f.sel(neg, f.sub(f.c(1.0)?, x)?, x)?;
+    let pos = trigamma_positive(f, y)?;
+    let r = f.sub(x, f.roundeven(x)?)?;
+    let sin = trig::sin_cos(f.e, DType::F64, f.mulc(f.abs(r)?, PI)?, false)?;
+    let reflected = f.sub(f.div(f.c(PI * PI)?, f.mul(sin, sin)?)?, pos)?;
+    let r = f.sel(neg, reflected, pos)?;
+    // 0, the negative integers and -inf (whose sin is NaN) give inf.
+    let pole = f.and(f.ltc(x, 0.5)?, f.eq(x, f.floor(x)?)?)?;
+    let r = f.sel(pole, f.c(f64::INFINITY)?, r)?;
     f.nan_through(x, r)
 }

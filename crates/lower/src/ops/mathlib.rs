@@ -75,6 +75,7 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
         Erfcx => special::erfcx(f, w)?,
         Gammaln => lgamma::gammaln(f, w)?,
         Digamma => digamma::digamma(f, w)?,
+        Trigamma => digamma::trigamma(f, w)?,
         I0 => bessel::i0(f, w)?,
         I1 => bessel::i1(f, w)?,
         I0e => bessel::i0e(f, w)?,

@@ -1,8 +1,8 @@
 //! Derivatives of the elementwise ops. Subgradients: `abs` and `sign` have derivative `sign(x)`
 //! and 0 (0 at 0); `maximum`/`minimum` (and so `clip`) send the whole cotangent to the first
 //! operand where the operands tie; the rounding ops, comparisons and logical ops have
-//! derivative 0. `gammaln`'s derivative is `digamma`; `digamma`'s own (trigamma) is not in the
-//! language, so differentiating `digamma` is an error.
+//! derivative 0. `gammaln`'s derivative is `digamma`, and `digamma`'s `trigamma`; `trigamma`'s
+//! own (tetragamma) is not in the language, so differentiating `trigamma` is an error.
 
 use std::f64::consts::{LN_2, LN_10, PI};
 
@@ -219,7 +219,11 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
             b.mul(ct, d)
         }
         Digamma => {
-            return Err("`digamma` has no derivative: it needs the trigamma function, which ptl does not have".into());
+            let d = b.un(Trigamma, x);
+            b.mul(ct, d)
+        }
+        Trigamma => {
+            return Err("`trigamma` has no derivative: it needs the tetragamma function (`polygamma(2, x)`), which ptl does not have".into());
         }
     };
     Ok(Some(g))
