@@ -190,10 +190,7 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
             let d0 = b.un(if u == I1 { I0 } else { J0 }, x.clone());
             let q = b.div(y, x.clone());
             let d = b.sub(d0, q);
-            let zero = b.lit(x.ty.dtype, 0.0);
-            let at_zero = b.bin(BinaryOp::Eq, x.clone(), zero);
-            let half = b.lit(x.ty.dtype, 0.5);
-            let d = b.select(at_zero, half, d);
+            let d = half_at_zero(b, x, d);
             b.mul(ct, d)
         }
         I0e => {
@@ -212,10 +209,7 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
             let f = b.add(s, r);
             let yf = b.mul(y, f);
             let d = b.sub(d0, yf);
-            let zero = b.lit(x.ty.dtype, 0.0);
-            let at_zero = b.bin(BinaryOp::Eq, x.clone(), zero);
-            let half = b.lit(x.ty.dtype, 0.5);
-            let d = b.select(at_zero, half, d);
+            let d = half_at_zero(b, x, d);
             b.mul(ct, d)
         }
         Digamma => {
@@ -227,6 +221,15 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
         }
     };
     Ok(Some(g))
+}
+
+/// `d`, but 1/2 where `x` is 0: the derivatives of `i1`, `i1e` and `j1` there, where their
+/// formulas divide 0 by 0.
+fn half_at_zero(b: &mut Builder, x: TExpr, d: TExpr) -> TExpr {
+    let zero = b.lit(x.ty.dtype, 0.0);
+    let half = b.lit(x.ty.dtype, 0.5);
+    let at_zero = b.bin(BinaryOp::Eq, x, zero);
+    b.select(at_zero, half, d)
 }
 
 fn binary(o: BinaryOp, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
