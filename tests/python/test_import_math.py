@@ -38,6 +38,7 @@ UNARY = {
     "erfc": (pt.erfc, -3.0, 5.0),
     "erfcx": (pt.erfcx, -3.0, 30.0),
     "erfinv": (pt.erfinv, -0.999, 0.999),
+    "erfcinv": (pt.erfcinv, 0.001, 1.999),
     "gammaln": (pt.gammaln, 0.05, 20.0),
     "psi": (pt.psi, 0.05, 20.0),
     "log1mexp": (pt.log1mexp, -6.0, -0.01),
@@ -200,3 +201,13 @@ def test_polygamma_of_order_2_falls_back():
     with pytest.raises(NotImplementedError, match="order other than a constant 0 or 1"):
         compare_strict([x], pt.polygamma(2, x), [np.array([0.5, 3.0])])
     _compare([x], pt.polygamma(2, x) + pt.psi(x), [np.array([0.5, 3.0])])
+
+
+def test_erfcinv_far_out_and_its_gradient():
+    """A normal's quantile far in its tail: erfinv(1 - z) would be inf there."""
+    from conftest import compare_strict
+
+    x = pt.vector("x")
+    y = pt.erfcinv(x)
+    args = [np.array([1e-300, 1e-100, 1e-10, 0.3, 1.0, 1.7, 2.0 - 1e-12])]
+    compare_strict([x], [y, pt.grad(y.sum(), x)], args, rtol=1e-13, atol=0)

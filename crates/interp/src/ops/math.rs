@@ -47,6 +47,7 @@ pub(crate) fn unary_f64(op: UnaryOp) -> Option<fn(f64) -> f64> {
         J0 => super::bessel::j0,
         J1 => super::bessel::j1,
         Erfinv => super::special::erfinv,
+        Erfcinv => super::special::erfcinv,
         Log1mexp => log1mexp,
         Softplus => softplus,
         _ => return None,

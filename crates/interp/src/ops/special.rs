@@ -104,18 +104,44 @@ pub(crate) fn erfinv(y: f64) -> f64 {
         return y;
     }
     let a = y.abs();
-    let l = libm::log((1.0 - a) * (1.0 + a));
+    inverse_erf(a, 1.0 - a).copysign(y)
+}
+
+/// `erfcinv(z) = erfinv(1 - z)` for z in [0, 2], with `1 - |erfinv|`'s complement passed on
+/// exactly (z itself below 1, 2 - z above), so tiny z keeps its accuracy; `inf` at 0,
+/// `-inf` at 2, NaN outside.
+pub(crate) fn erfcinv(z: f64) -> f64 {
+    if z.is_nan() || !(0.0..=2.0).contains(&z) {
+        return f64::NAN;
+    }
+    if z == 0.0 {
+        return f64::INFINITY;
+    }
+    if z == 2.0 {
+        return f64::NEG_INFINITY;
+    }
+    // From 1 on the result is negative (-0 at 1, as SciPy's).
+    if z < 1.0 { inverse_erf(1.0 - z, z) } else { -inverse_erf(z - 1.0, 2.0 - z) }
+}
+
+/// The x >= 0 with `erf(x) = a`, given `one_minus = 1 - a` exactly: Newton's method from
+/// Winitzki's closed form, on `erfc(x) = one_minus` in the tail.
+fn inverse_erf(a: f64, one_minus: f64) -> f64 {
+    if a == 0.0 {
+        return 0.0;
+    }
+    let l = libm::log(one_minus * (1.0 + a));
     let c = 2.0 / (PI * 0.147) + 0.5 * l;
     let mut x = ((c * c - l / 0.147).sqrt() - c).sqrt();
     for _ in 0..100 {
-        let r = if a < 0.5 { libm::erf(x) - a } else { (1.0 - a) - libm::erfc(x) };
+        let r = if a < 0.5 { libm::erf(x) - a } else { one_minus - libm::erfc(x) };
         let step = r / (2.0 / PI.sqrt() * (-x * x).exp());
         x -= step;
         if step.abs() <= 1e-17 * x.abs() {
             break;
         }
     }
-    x.copysign(y)
+    x
 }
 
 /// `erfcx(x) = exp(x^2) erfc(x)`. Below 2, that product, with `x^2 = h + l` split exactly so

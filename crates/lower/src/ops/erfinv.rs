@@ -5,7 +5,8 @@
 //! on `erf(x) = y`; for |y| >= 1/2 Newton's on `log erfc(x) = log(1 - |y|)`, where `1 - |y|`
 //! is exact, `erfc` keeps its relative accuracy and the logarithm is nearly quadratic in x,
 //! so the tail (|y| up to 1 - 2^-53, x up to 5.9) is as accurate as the centre.
-//! `erfinv(±1) = ±inf`, NaN beyond; the sign of zero is kept.
+//! `erfinv(±1) = ±inf`, NaN beyond; the sign of zero is kept. `erfcinv(z) = erfinv(1 - z)`
+//! shares the algorithm, given `1 - |1 - z|` exactly.
 
 use super::fbuild::{F, V};
 use super::special;
@@ -45,6 +46,32 @@ pub fn erfinv<'c, 'a>(f: F<'_, 'c, 'a>, y: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let inside = f.ltc(a, 1.0)?;
     let a = f.sel(inside, a, f.c(0.5)?)?;
     let one_minus = f.sub(f.c(1.0)?, a)?;
+    let x = magnitude(f, a, one_minus)?;
+    let r = f.sel(f.eqc(f.abs(y)?, 1.0)?, f.c(f64::INFINITY)?, f.sel(inside, x, f.c(f64::NAN)?)?)?;
+    let r = f.copysign(r, y)?;
+    f.nan_through(y, r)
+}
+
+/// `erfcinv(z) = erfinv(1 - z)`, with the complement `1 - |1 - z|` taken exactly (z below 1,
+/// 2 - z above), so the tail keeps its accuracy for z down to 1e-300: `inf` at 0, `-inf` at
+/// 2, NaN outside [0, 2].
+pub fn erfcinv<'c, 'a>(f: F<'_, 'c, 'a>, z: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    // From 1 on the result is negative (-0 at 1, as SciPy's).
+    let upper = f.gec(z, 1.0)?;
+    let inside = f.and(f.gtc(z, 0.0)?, f.ltc(z, 2.0)?)?;
+    let z_in = f.sel(inside, z, f.c(0.5)?)?;
+    let a = f.sel(upper, f.addc(z_in, -1.0)?, f.sub(f.c(1.0)?, z_in)?)?;
+    let one_minus = f.sel(upper, f.sub(f.c(2.0)?, z_in)?, z_in)?;
+    let x = magnitude(f, a, one_minus)?;
+    let x = f.sel(upper, f.neg(x)?, x)?;
+    let r = f.sel(inside, x, f.c(f64::NAN)?)?;
+    let r = f.sel(f.eqc(z, 0.0)?, f.c(f64::INFINITY)?, r)?;
+    let r = f.sel(f.eqc(z, 2.0)?, f.c(f64::NEG_INFINITY)?, r)?;
+    f.nan_through(z, r)
+}
+
+/// The x >= 0 with `erf(x) = a` for a in [0, 1), given `one_minus = 1 - a` exactly.
+fn magnitude<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, one_minus: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let w = f.neg(f.log(f.mul(one_minus, f.addc(a, 1.0)?)?)?)?;
     let centre = f.mul(f.poly(f.addc(w, -2.5)?, &CENTRE)?, a)?;
     let tail = f.mul(f.poly(f.addc(f.sqrt(w)?, -3.0)?, &TAIL)?, a)?;
@@ -66,7 +93,5 @@ pub fn erfinv<'c, 'a>(f: F<'_, 'c, 'a>, y: V<'c, 'a>) -> Result<V<'c, 'a>> {
         // x = 0 (y = 0) stays 0: n is 0 there.
         x = f.sub(x, f.sel(far, newton, halley)?)?;
     }
-    let r = f.sel(f.eqc(f.abs(y)?, 1.0)?, f.c(f64::INFINITY)?, f.sel(inside, x, f.c(f64::NAN)?)?)?;
-    let r = f.copysign(r, y)?;
-    f.nan_through(y, r)
+    Ok(x)
 }

@@ -83,6 +83,7 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
         J0 => bessel::j0(f, w)?,
         J1 => bessel::j1(f, w)?,
         Erfinv => erfinv::erfinv(f, w)?,
+        Erfcinv => erfinv::erfcinv(f, w)?,
         Log1mexp => explog::log1mexp(f, w)?,
         Softplus => explog::softplus(f, w)?,
         _ => return Ok(None),

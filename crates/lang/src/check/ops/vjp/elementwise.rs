@@ -212,6 +212,13 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
             let d = half_at_zero(b, x, d);
             b.mul(ct, d)
         }
+        Erfcinv => {
+            // d/dz erfcinv(z) = -sqrt(pi) / 2 * exp(erfcinv(z)^2)
+            let y2 = b.mul(y.clone(), y);
+            let e = b.un(Exp, y2);
+            let d = b.scale(e, -PI.sqrt() / 2.0);
+            b.mul(ct, d)
+        }
         Digamma => {
             let d = b.un(Trigamma, x);
             b.mul(ct, d)
