@@ -141,6 +141,9 @@ fn compiled<'c, 'a>(
         (a, b)
     };
     if let Some(name) = named.filter(|_| dt != ptl_lang::DType::Bool) {
+        if ra >= 3 {
+            return unless_empty(e, name, a, b, init);
+        }
         return e.named_linalg(name, &[a, b], init);
     }
     let el = e.elem(dt);
@@ -148,4 +151,54 @@ fn compiled<'c, 'a>(
         let p = scalar::binary(inner, BinaryOp::Mul, dt, args[0], args[1])?;
         scalar::binary(inner, BinaryOp::Add, dt, args[2], p)
     })
+}
+
+/// The named product `name` of `a` and `b` into `init`, or `init` itself (the zero-filled
+/// result) when an operand has a zero-size dim,
+/// decided on the host. IREE 3.13's code for some batched products with a zero-size dim
+/// divides by zero (SIGFPE, the process killed): seen with a constant splat operand and an
+/// empty contracted or column dim (`crates/rt/tests/it/iree_workarounds.rs`).
+fn unless_empty<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    name: &str,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    init: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>> {
+    use melior::dialect::arith;
+    use melior::ir::ValueLike;
+    let mut empty = None;
+    for v in [a, b] {
+        for (axis, size) in crate::emitter::static_dims(v.r#type()).into_iter().enumerate() {
+            match size {
+                Some(0) => return Ok(init),
+                Some(_) => {}
+                None => {
+                    let zero = e.const_index(0)?;
+                    let is_zero = e.append(arith::cmpi(e.ctx, arith::CmpiPredicate::Eq, e.dim(v, axis)?, zero, e.loc))?;
+                    empty = Some(match empty {
+                        Some(any) => e.append(arith::ori(any, is_zero, e.loc))?,
+                        None => is_zero,
+                    });
+                }
+            }
+        }
+    }
+    let Some(empty) = empty else { return e.named_linalg(name, &[a, b], init) };
+    let ty = init.r#type();
+    let then_block = Block::new(&[]);
+    host::yield_value(&Emitter::new(e.ctx, &then_block, e.loc), init);
+    let else_block = Block::new(&[]);
+    {
+        let inner = Emitter::new(e.ctx, &else_block, e.loc);
+        let v = inner.named_linalg(name, &[a, b], init)?;
+        host::yield_value(&inner, v);
+    }
+    let mut dims = Vec::new();
+    for (axis, size) in crate::emitter::static_dims(ty).into_iter().enumerate() {
+        if size.is_none() {
+            dims.push(e.dim(init, axis)?);
+        }
+    }
+    host::branch(e, empty, ty, &dims, then_block, else_block)
 }
