@@ -12,7 +12,6 @@ into a ptl ``fn`` and checks it.
 from __future__ import annotations
 
 import json
-
 import math
 
 import numpy as np
@@ -404,11 +403,13 @@ def _scalar_name(op, at: str) -> str:
     return name
 
 
-def _bessel_order(op, order, at: str) -> int:
-    """The order of a Bessel op whose order operand is `order` (a known value, or None)."""
+def _constant_order(op, order, allowed, at: str) -> int:
+    """The order of `op` (a Bessel function, `polygamma`) whose order operand is `order` (a
+    known value, or None), which must be one constant of `allowed`."""
     values = None if order is None else np.unique(np.asarray(order))
-    if values is None or len(values) != 1 or values[0] not in _ORDERS:
-        raise NotImplementedError(f"{at}: `{op}` of an order other than a constant from -2 to 2 has no ptl equivalent")
+    if values is None or len(values) != 1 or values[0] not in allowed:
+        which = f"from {allowed[0]} to {allowed[-1]}" if len(allowed) > 2 else " or ".join(map(str, allowed))
+        raise NotImplementedError(f"{at}: `{op}` of an order other than a constant {which} has no ptl equivalent")
     return int(values[0])
 
 
@@ -425,24 +426,15 @@ def _constant_value(v):
         return None
 
 
-def _polygamma_name(op, order, at: str) -> str:
-    """The ptl builtin of `polygamma(order, x)` (`order` a known value, or None)."""
-    values = None if order is None else np.unique(np.asarray(order))
-    if values is None or len(values) != 1 or values[0] not in (0, 1):
-        raise NotImplementedError(f"{at}: `{op}` of an order other than a constant 0 or 1 has no ptl equivalent")
-    return _POLYGAMMA[int(values[0])]
-
-
 def _check_scalar_graph(op, at: str, inputs=None) -> None:
     """`inputs`: the node's (or inner node's) input variables, for the ops whose first operand
     must be a constant."""
     if isinstance(op, ps.Composite):
         for inner in op.fgraph.toposort():
             _check_scalar_graph(inner.op, at, inner.inputs)
-    elif type(op) in _ORDER_OPS:
-        _bessel_order(op, _constant_value(inputs[0]) if inputs else None, at)
-    elif isinstance(op, psm.PolyGamma):
-        _polygamma_name(op, _constant_value(inputs[0]) if inputs else None, at)
+    elif type(op) in _ORDER_OPS or isinstance(op, psm.PolyGamma):
+        allowed = _ORDERS if type(op) in _ORDER_OPS else (0, 1)
+        _constant_order(op, _constant_value(inputs[0]) if inputs else None, allowed, at)
     else:
         _scalar_name(op, at)
 
@@ -803,13 +795,12 @@ class _Describer:
                 result.append(env[o])
             return result
         if type(sop) in _ORDER_OPS:
-            order = _bessel_order(sop, self.const_value(in_ids[0]), at)
-            return [self.bessel(sop, order, in_ids[1], in_dtypes[1], out_dtypes[0], at)]
+            order = _constant_order(sop, self.const_value(in_ids[0]), _ORDERS, at)
+            return [self.bessel(sop, order, in_ids[1], out_dtypes[0], at)]
         if isinstance(sop, psm.PolyGamma):
-            out = self.fresh()
-            name = _polygamma_name(sop, self.const_value(in_ids[0]), at)
-            self.emit("math", in_ids[1:], out, _ptl_dtype(out_dtypes[0], at), at, name=name)
-            return [out]
+            order = _constant_order(sop, self.const_value(in_ids[0]), (0, 1), at)
+            name = _POLYGAMMA[order]
+            return [self.emit_new("math", in_ids[1:], _ptl_dtype(out_dtypes[0], at), at, name=name)]
         name = _scalar_name(sop, at)
         if name == "round_half_away":
             return [self.round_half_away(in_ids[0], in_dtypes[0], out_dtypes[0], at)]
@@ -824,7 +815,13 @@ class _Describer:
         self.emit(name, in_ids, out, _ptl_dtype(out_dtypes[0], at), at, **fields)
         return [out]
 
-    def bessel(self, sop, order: int, x: int, in_dtype: str, out_dtype: str, at: str) -> int:
+    def emit_new(self, op: str, inputs, dtype: str, at: str, **fields) -> int:
+        """A new node computing `op` of `inputs`; its output's id."""
+        out = self.fresh()
+        self.emit(op, inputs, out, dtype, at, **fields)
+        return out
+
+    def bessel(self, sop, order: int, x: int, out_dtype: str, at: str) -> int:
         """`ive(order, x)` or `jv(order, x)` from ptl's orders 0 and 1: `I_-n = I_n`,
         `J_-n = (-1)^n J_n`; order 2 by the recurrence `I_2 = I_0 - 2 I_1 / x` (`J_2 = 2 J_1 / x - J_0`)
         from |x| = 1 on, and below by its power series `sum_k (+-q)^k q / (k! (k + 2)!)`,
@@ -834,15 +831,13 @@ class _Describer:
         names = _ORDER_OPS[type(sop)]
 
         def node(op, ins, dtype=dt, **fields):
-            out = self.fresh()
-            self.emit(op, ins, out, dtype, at, **fields)
-            return out
+            return self.emit_new(op, ins, dtype, at, **fields)
 
         def const(v):
             return self.const(np.asarray(v, dtype=dt))
 
         if order < 0:
-            r = self.bessel(sop, -order, x, in_dtype, out_dtype, at)
+            r = self.bessel(sop, -order, x, out_dtype, at)
             return node("neg", [r]) if not scaled and order % 2 else r
         if order in (0, 1):
             return node("math", [x], name=names[order])
@@ -868,9 +863,7 @@ class _Describer:
         dt = _ptl_dtype(out_dtype, at)
 
         def node(op, ins, dtype=dt, **fields):
-            out = self.fresh()
-            self.emit(op, ins, out, dtype, at, **fields)
-            return out
+            return self.emit_new(op, ins, dtype, at, **fields)
 
         if not in_dtype.startswith("float"):
             return node("alias", [x])

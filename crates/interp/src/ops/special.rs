@@ -1,6 +1,6 @@
-//! Reference `digamma`, `trigamma` and `erfinv`, written from their definitions with algorithms of their
-//! own (the compiled code uses others: a Taylor series around digamma's zero and Halley steps
-//! from Giles' approximation).
+//! Reference `digamma`, `trigamma`, `erfinv` and `erfcinv`, written from their definitions with
+//! algorithms of their own (the compiled code uses others: a Taylor series around digamma's
+//! zero, the asymptotic series for trigamma, and Halley steps from Giles' approximation).
 
 use std::f64::consts::PI;
 
@@ -40,8 +40,8 @@ pub(crate) fn digamma(x: f64) -> f64 {
     acc + x.ln() - 0.5 / x - series
 }
 
-/// `trigamma(x) = sum_{k >= 0} 1 / (x + k)^2` (10,000 terms, then Euler-Maclaurin) for x > 0, and by the
-/// reflection `psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)` below; `inf` at 0, at the negative
+/// `trigamma(x) = sum_{k >= 0} 1 / (x + k)^2` (10,000 terms, then Euler-Maclaurin) for x > 0,
+/// and by the reflection `psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)` below; `inf` at 0, at the negative
 /// integers and at -inf, as SciPy's `polygamma(1, x)`.
 pub(crate) fn trigamma(x: f64) -> f64 {
     if x.is_nan() {

@@ -19,7 +19,6 @@
 use super::fbuild::{F, V};
 use super::trig;
 use crate::error::Result;
-use ptl_lang::DType;
 
 const I0_SMALL: [f64; 30] = [
     0.6767952744094761,
@@ -326,8 +325,7 @@ fn bessel_j<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>, one: bool) -> Result<V<'c, '
     let (p_table, q_table): (&[f64], &[f64]) = if one { (&P1_LARGE, &Q1_LARGE) } else { (&P0_LARGE, &Q0_LARGE) };
     let p = chebyshev(f, t, p_table)?;
     let q = f.mul(chebyshev(f, t, q_table)?, u)?;
-    let sin = trig::sin_cos(f.e, DType::F64, a_large, false)?;
-    let cos = trig::sin_cos(f.e, DType::F64, a_large, true)?;
+    let (sin, cos) = trig::sin_and_cos(f.e, a_large)?;
     // sqrt 2 cos(x - phase) and sqrt 2 sin(x - phase), phase = pi/4 (J0) or 3 pi/4 (J1).
     let (c, s) = if one {
         (f.sub(sin, cos)?, f.neg(f.add(sin, cos)?)?)

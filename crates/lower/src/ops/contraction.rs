@@ -154,8 +154,7 @@ fn compiled<'c, 'a>(
 }
 
 /// The named product `name` of `a` and `b` into `init`, or `init` itself (the zero-filled
-/// result) when an operand has a zero-size dim,
-/// decided on the host. IREE 3.13's code for some batched products with a zero-size dim
+/// result) when an operand has a zero-size dim, decided on the host. IREE 3.13's code for some batched products with a zero-size dim
 /// divides by zero (SIGFPE, the process killed): seen with a constant splat operand and an
 /// empty contracted or column dim (`crates/rt/tests/it/iree_workarounds.rs`).
 fn unless_empty<'c, 'a>(
@@ -168,13 +167,13 @@ fn unless_empty<'c, 'a>(
     use melior::dialect::arith;
     use melior::ir::ValueLike;
     let mut empty = None;
+    let zero = e.const_index(0)?;
     for v in [a, b] {
         for (axis, size) in crate::emitter::static_dims(v.r#type()).into_iter().enumerate() {
             match size {
                 Some(0) => return Ok(init),
                 Some(_) => {}
                 None => {
-                    let zero = e.const_index(0)?;
                     let is_zero = e.append(arith::cmpi(e.ctx, arith::CmpiPredicate::Eq, e.dim(v, axis)?, zero, e.loc))?;
                     empty = Some(match empty {
                         Some(any) => e.append(arith::ori(any, is_zero, e.loc))?,

@@ -45,7 +45,23 @@ const C: [f64; 6] = [
 pub fn sin_cos<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, cos: bool) -> Result<Value<'c, 'a>> {
     let f64_ty: Type<'c> = e.elem(DType::F64);
     let x = if dt == DType::F32 { e.append(arith::extf(x, f64_ty, e.loc))? } else { x };
-    let Kernels { quadrant, sin: ks, cos: kc } = kernels(e, x)?;
+    let out = by_quadrant(e, &kernels(e, x)?, cos)?;
+    if dt == DType::F32 {
+        let f32_ty = e.elem(DType::F32);
+        return e.append(melior::dialect::ods::arith::truncf(e.ctx, f32_ty, out, e.loc).into());
+    }
+    Ok(out)
+}
+
+/// `(sin(x), cos(x))` of an `f64` element, from one argument reduction.
+pub fn sin_and_cos<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<(Value<'c, 'a>, Value<'c, 'a>)> {
+    let k = kernels(e, x)?;
+    Ok((by_quadrant(e, &k, false)?, by_quadrant(e, &k, true)?))
+}
+
+/// `sin` (or `cos` when `cos`) of the reduced argument: the kernel its quadrant picks.
+fn by_quadrant<'c, 'a>(e: &Emitter<'c, 'a>, k: &Kernels<'c, 'a>, cos: bool) -> Result<Value<'c, 'a>> {
+    let Kernels { quadrant, sin: ks, cos: kc } = *k;
     let k = |v: f64| e.const_scalar(DType::F64, v);
     let is = |m: f64| -> Result<Value<'c, 'a>> {
         let c = k(m)?;
@@ -60,15 +76,12 @@ pub fn sin_cos<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, cos: bo
         let hit = is(m)?;
         out = e.append(arith::select(hit, v, out, e.loc))?;
     }
-    if dt == DType::F32 {
-        let f32_ty = e.elem(DType::F32);
-        return e.append(melior::dialect::ods::arith::truncf(e.ctx, f32_ty, out, e.loc).into());
-    }
     Ok(out)
 }
 
 /// The reduced argument's kernels: `x = n * pi/2 + r`, `quadrant = n mod 4` (an `f64`), and
 /// `sin(r)`, `cos(r)`.
+#[derive(Clone, Copy)]
 pub struct Kernels<'c, 'a> {
     pub quadrant: Value<'c, 'a>,
     pub sin: Value<'c, 'a>,

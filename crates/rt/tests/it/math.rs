@@ -113,7 +113,7 @@ fn worst(e: &mut Engine, prog: &ptl_lang::typed::TProgram, name: &str, args: &[V
     worst
 }
 
-/// The arguments within `2^20 * pi/2`, where the trig reduction is exact.
+/// The arguments squashed by `tanh` into [-1, 1] (erfinv's domain).
 fn squashed(v: &Value) -> Value {
     match v {
         Value::F64(a) => vec64(&a.iter().map(|x| x.tanh()).collect::<Vec<_>>()),
@@ -122,8 +122,8 @@ fn squashed(v: &Value) -> Value {
     }
 }
 
-fn within(v: &Value, lo: f64, hi: f64) -> Value {
-    let keep = |x: f64| (lo..=hi).contains(&x);
+/// The elements of `v` that `keep` accepts (as f64), in `v`'s dtype.
+fn kept(v: &Value, keep: impl Fn(f64) -> bool) -> Value {
     match v {
         Value::F64(a) => vec64(&a.iter().copied().filter(|&x| keep(x)).collect::<Vec<_>>()),
         Value::F32(a) => vec32(&a.iter().map(|&x| x as f64).filter(|&x| keep(x)).collect::<Vec<_>>()),
@@ -131,20 +131,21 @@ fn within(v: &Value, lo: f64, hi: f64) -> Value {
     }
 }
 
+fn within(v: &Value, lo: f64, hi: f64) -> Value {
+    kept(v, |x| (lo..=hi).contains(&x))
+}
+
+/// Without f32's subnormals (an f64 argument is kept whole).
 fn normal32(v: &Value) -> Value {
     match v {
-        Value::F32(a) => vec32(&a.iter().map(|&x| x as f64).filter(|&x| !(x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64)).collect::<Vec<_>>()),
+        Value::F32(_) => kept(v, |x| !(x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64)),
         other => other.clone(),
     }
 }
 
+/// The arguments within `2^20 * pi/2`, where the trig reduction is exact.
 fn reduced(v: &Value) -> Value {
-    let keep = |x: f64| !(x.abs() > 1.6e6);
-    match v {
-        Value::F64(a) => vec64(&a.iter().copied().filter(|&x| keep(x)).collect::<Vec<_>>()),
-        Value::F32(a) => vec32(&a.iter().map(|&x| x as f64).filter(|&x| keep(x)).collect::<Vec<_>>()),
-        other => other.clone(),
-    }
+    kept(v, |x| !(x.abs() > 1.6e6))
 }
 
 fn f64_at(v: &Value, i: usize) -> f64 {
