@@ -17,7 +17,7 @@
 //! one selected.
 
 use super::fbuild::{F, V};
-use super::trig;
+use super::trig::{self, Range};
 use crate::error::Result;
 
 const I0_SMALL: [f64; 30] = [
@@ -325,14 +325,19 @@ fn bessel_j<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>, one: bool) -> Result<V<'c, '
     let (p_table, q_table): (&[f64], &[f64]) = if one { (&P1_LARGE, &Q1_LARGE) } else { (&P0_LARGE, &Q0_LARGE) };
     let p = chebyshev(f, t, p_table)?;
     let q = f.mul(chebyshev(f, t, q_table)?, u)?;
-    let (sin, cos) = trig::sin_and_cos(f.e, a_large)?;
+    let (sin, cos) = trig::sin_and_cos(f.e, a_large, Range::Any)?;
     // sqrt 2 cos(x - phase) and sqrt 2 sin(x - phase), phase = pi/4 (J0) or 3 pi/4 (J1).
     let (c, s) = if one {
         (f.sub(sin, cos)?, f.neg(f.add(sin, cos)?)?)
     } else {
         (f.add(cos, sin)?, f.sub(sin, cos)?)
     };
-    let amplitude = f.sqrt(f.mulc(a_large, std::f64::consts::PI)?)?;
+    // sqrt(pi x), without overflow in pi x for x near the largest f64.
+    let amplitude = f.sel(
+        f.ltc(a_large, 1e300)?,
+        f.sqrt(f.mulc(a_large, std::f64::consts::PI)?)?,
+        f.mulc(f.sqrt(a_large)?, std::f64::consts::PI.sqrt())?,
+    )?;
     let large = f.div(f.sub(f.mul(p, c)?, f.mul(q, s)?)?, amplitude)?;
     let large = if one { f.sel(f.ltc(x, 0.0)?, f.neg(large)?, large)? } else { large };
     let r = f.sel(f.gtc(a, 8.0)?, large, small)?;

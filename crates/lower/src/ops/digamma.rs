@@ -13,9 +13,8 @@
 //! series from 10 on, the recurrence below, and the reflection formula for negative x.
 
 use super::fbuild::{F, V};
-use super::trig;
+use super::trig::{self, Range};
 use crate::error::Result;
-use ptl_lang::DType;
 
 const PI: f64 = std::f64::consts::PI;
 /// The positive zero of digamma, `ROOT_HI + ROOT_LO`.
@@ -116,8 +115,8 @@ fn positive<'c, 'a>(f: F<'_, 'c, 'a>, y: V<'c, 'a>) -> Result<V<'c, 'a>> {
 fn pi_cot_pi<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let r = f.sub(x, f.roundeven(x)?)?;
     let ar = f.abs(r)?;
-    let sin = trig::sin_cos(f.e, DType::F64, f.mulc(ar, PI)?, false)?;
-    let cos = trig::sin_cos(f.e, DType::F64, f.mulc(f.sub(f.c(0.5)?, ar)?, PI)?, false)?;
+    let sin = trig::sin_and_cos(f.e, f.mulc(ar, PI)?, Range::Small)?.0;
+    let cos = trig::sin_and_cos(f.e, f.mulc(f.sub(f.c(0.5)?, ar)?, PI)?, Range::Small)?.0;
     f.copysign(f.div(f.mulc(cos, PI)?, sin)?, r)
 }
 
@@ -175,7 +174,7 @@ pub fn trigamma<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let y = f.sel(neg, f.sub(f.c(1.0)?, x)?, x)?;
     let pos = trigamma_positive(f, y)?;
     let r = f.sub(x, f.roundeven(x)?)?;
-    let sin = trig::sin_cos(f.e, DType::F64, f.mulc(f.abs(r)?, PI)?, false)?;
+    let sin = trig::sin_and_cos(f.e, f.mulc(f.abs(r)?, PI)?, Range::Small)?.0;
     let reflected = f.sub(f.div(f.c(PI * PI)?, f.mul(sin, sin)?)?, pos)?;
     let r = f.sel(neg, reflected, pos)?;
     // 0, the negative integers and -inf (whose sin is NaN) give inf.

@@ -11,7 +11,7 @@
 //! one selected.
 
 use super::fbuild::{F, V};
-use super::trig;
+use super::trig::{self, Range};
 use crate::error::Result;
 
 const ATANHI: [f64; 4] = [
@@ -169,7 +169,7 @@ pub fn atan2<'c, 'a>(f: F<'_, 'c, 'a>, y: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'
 /// `tan(x) = sin(x) / cos(x)` from the reduced kernels: `ks / kc` in quadrants 0 and 2,
 /// `-kc / ks` in 1 and 3.
 pub fn tan<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
-    let k = trig::kernels(f.e, x)?;
+    let k = trig::kernels(f.e, x, Range::Any)?;
     let even = f.div(k.sin, k.cos)?;
     let odd = f.neg(f.div(k.cos, k.sin)?)?;
     let half = f.mulc(k.quadrant, 0.5)?;

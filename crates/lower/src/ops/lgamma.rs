@@ -7,7 +7,7 @@
 //! Every branch is computed and the right one selected.
 
 use super::fbuild::{F, V};
-use super::trig;
+use super::trig::{self, Range};
 use crate::error::Result;
 
 const PI: f64 = 3.141_592_653_589_793_116_00e+00;
@@ -100,7 +100,7 @@ fn sin_pi<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let x = f.mulc(f.sub(h, f.floor(h)?)?, 2.0)?;
     let n = f.floor(f.mulc(f.addc(f.floor(f.mulc(x, 4.0)?)?, 1.0)?, 0.5)?)?;
     let r = f.mulc(f.sub(x, f.mulc(n, 0.5)?)?, PI)?;
-    let (sin, cos) = trig::sin_and_cos(f.e, r)?;
+    let (sin, cos) = trig::sin_and_cos(f.e, r, Range::Small)?;
     let is = |m: f64| f.eqc(n, m);
     f.sel(is(1.0)?, cos, f.sel(is(2.0)?, f.neg(sin)?, f.sel(is(3.0)?, f.neg(cos)?, sin)?)?)
 }

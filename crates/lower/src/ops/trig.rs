@@ -3,8 +3,9 @@
 //! its f32 one loses accuracy for large arguments. Both dtypes therefore compute in f64 with
 //! fdlibm's method: Cody-Waite reduction by pi/2 in three parts, then the minimax kernels of
 //! `k_sin.c` / `k_cos.c` on [-pi/4, pi/4]. Within |x| < 2^20 * pi/2 the reduction is exact to
-//! the last bits, so results are within an ulp or so of libm's; past that, accuracy degrades
-//! gradually (libm switches to Payne-Hanek reduction there).
+//! the last bits, so results are within an ulp or so of libm's. Past that, as in libm, the
+//! reduction is Payne-Hanek's (`large.rs`): `x * 2/pi` in 64-bit integer arithmetic with a
+//! window of 2/pi's bits chosen by x's exponent, exact up to the largest finite `f64`.
 
 use melior::dialect::arith::{self, CmpfPredicate};
 use melior::dialect::ods::math;
@@ -13,6 +14,20 @@ use ptl_lang::DType;
 
 use crate::emitter::Emitter;
 use crate::error::Result;
+
+mod large;
+
+/// The arguments a reduction must serve.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Range {
+    /// Any `f64`.
+    Any,
+    /// Only `|x| < 2^20 * pi/2`: callers that reduced their argument themselves.
+    Small,
+}
+
+/// Where the three-part reduction stops being exact.
+const SMALL_LIMIT: f64 = 1_048_576.0 * PIO2_1;
 
 // pi/2 in three parts of 33 bits each, and 2/pi (fdlibm's e_rem_pio2.c).
 const PIO2_1: f64 = 1.570_796_326_734_125_614_17e+00;
@@ -45,7 +60,7 @@ const C: [f64; 6] = [
 pub fn sin_cos<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, cos: bool) -> Result<Value<'c, 'a>> {
     let f64_ty: Type<'c> = e.elem(DType::F64);
     let x = if dt == DType::F32 { e.append(arith::extf(x, f64_ty, e.loc))? } else { x };
-    let out = by_quadrant(e, &kernels(e, x)?, cos)?;
+    let out = by_quadrant(e, &kernels(e, x, Range::Any)?, cos)?;
     if dt == DType::F32 {
         let f32_ty = e.elem(DType::F32);
         return e.append(melior::dialect::ods::arith::truncf(e.ctx, f32_ty, out, e.loc).into());
@@ -54,8 +69,8 @@ pub fn sin_cos<'c, 'a>(e: &Emitter<'c, 'a>, dt: DType, x: Value<'c, 'a>, cos: bo
 }
 
 /// `(sin(x), cos(x))` of an `f64` element, from one argument reduction.
-pub fn sin_and_cos<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<(Value<'c, 'a>, Value<'c, 'a>)> {
-    let k = kernels(e, x)?;
+pub fn sin_and_cos<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, range: Range) -> Result<(Value<'c, 'a>, Value<'c, 'a>)> {
+    let k = kernels(e, x, range)?;
     Ok((by_quadrant(e, &k, false)?, by_quadrant(e, &k, true)?))
 }
 
@@ -89,7 +104,7 @@ pub struct Kernels<'c, 'a> {
 }
 
 /// Reduces an `f64` `x` by pi/2 and evaluates both kernels.
-pub fn kernels<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Kernels<'c, 'a>> {
+pub fn kernels<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, range: Range) -> Result<Kernels<'c, 'a>> {
     let k = |v: f64| e.const_scalar(DType::F64, v);
     let add = |a, b| e.append(arith::addf(a, b, e.loc));
     let sub = |a, b| e.append(arith::subf(a, b, e.loc));
@@ -110,6 +125,22 @@ pub fn kernels<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Kernels<
     let head = sub(r, w)?;
     let y = sub(sub(r, head)?, w)?;
     let r = head;
+    // n mod 4, in floating point (exact for every n a finite f64 gives; NaN for inf/NaN
+    // input, whose r is NaN already).
+    let quarter = e.append(math::floor(e.ctx, mul(n, k(0.25)?)?, e.loc).into())?;
+    let quadrant = sub(n, mul(quarter, k(4.0)?)?)?;
+
+    // Past SMALL_LIMIT, the exact reduction (inf and NaN stay on the path above).
+    let (quadrant, r, y) = match range {
+        Range::Small => (quadrant, r, y),
+        Range::Any => {
+            let f = crate::ops::fbuild::F::new(e);
+            let ax = f.abs(x)?;
+            let large = f.and(f.gec(ax, SMALL_LIMIT)?, f.ltc(ax, f64::INFINITY)?)?;
+            let big = large::reduce(f, x)?;
+            (f.sel(large, big.quadrant, quadrant)?, f.sel(large, big.head, r)?, f.sel(large, big.tail, y)?)
+        }
+    };
 
     // The kernels on [-pi/4, pi/4].
     let z = mul(r, r)?;
@@ -136,9 +167,5 @@ pub fn kernels<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Kernels<
     let corr = add(sub(sub(one, wc)?, hz)?, sub(mul(z, q)?, mul(r, y)?)?)?;
     let kc = add(wc, corr)?;
 
-    // The quadrant n mod 4, in floating point (exact for every n a finite f64 gives; NaN
-    // for inf/NaN input, whose r is NaN already).
-    let quarter = e.append(math::floor(e.ctx, mul(n, k(0.25)?)?, e.loc).into())?;
-    let quadrant = sub(n, mul(quarter, k(4.0)?)?)?;
     Ok(Kernels { quadrant, sin: ks, cos: kc })
 }
