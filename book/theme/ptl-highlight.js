@@ -20,7 +20,7 @@
     'exp', 'log', 'log1p', 'sqrt', 'tanh', 'abs', 'sigmoid', 'sin', 'cos', 'tan',
     'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'arcsinh', 'arccosh', 'arctanh',
     'exp2', 'expm1', 'log2', 'log10', 'cbrt', 'square', 'reciprocal', 'sign', 'floor',
-    'ceil', 'round', 'trunc', 'erf', 'erfc', 'erfcx', 'gammaln', 'digamma', 'trigamma', 'i0', 'i1', 'i0e', 'i1e', 'j0', 'j1', 'erfinv', 'erfcinv', 'log1mexp',
+    'ceil', 'round', 'trunc', 'erf', 'erfc', 'erfcx', 'gamma', 'gammaln', 'digamma', 'trigamma', 'i0', 'i1', 'i0e', 'i1e', 'j0', 'j1', 'erfinv', 'erfcinv', 'log1mexp',
     'softplus', 'isnan', 'isinf', 'isfinite', 'logical_not',
     'maximum', 'minimum', 'power', 'arctan2', 'mod', 'floor_divide', 'logaddexp',
     'logical_and', 'logical_or', 'logical_xor',

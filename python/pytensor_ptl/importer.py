@@ -342,6 +342,7 @@ _MATH_OPS = {
     psm.Erfcx: "erfcx",
     psm.Erfinv: "erfinv",
     psm.Erfcinv: "erfcinv",
+    psm.Gamma: "gamma",
     psm.GammaLn: "gammaln",
     psm.Psi: "digamma",
     psm.Log1mexp: "log1mexp",

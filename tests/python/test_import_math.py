@@ -39,6 +39,7 @@ UNARY = {
     "erfcx": (pt.erfcx, -3.0, 30.0),
     "erfinv": (pt.erfinv, -0.999, 0.999),
     "erfcinv": (pt.erfcinv, 0.001, 1.999),
+    "gamma": (pt.gamma, -4.5, 30.0),
     "gammaln": (pt.gammaln, 0.05, 20.0),
     "psi": (pt.psi, 0.05, 20.0),
     "log1mexp": (pt.log1mexp, -6.0, -0.01),
@@ -192,6 +193,17 @@ def test_digamma_and_trigamma_with_their_gradients(fn):
     args = [np.concatenate([_args(0.05, 30.0, "float64"), [-0.5, -2.5, 1e-3, 9.99, 10.01]])]
     outputs = [y, pt.grad(y.sum(), x)] if fn is pt.psi else [y]
     compare_strict([x], outputs, args, rtol=1e-13, atol=0)
+
+
+def test_gamma_with_its_gradient():
+    """gamma and its gradient (PyTensor's `gamma(x) * psi(x)`) without fallback, from tiny
+    and negative arguments to near the overflow."""
+    from conftest import compare_strict
+
+    x = pt.vector("x")
+    y = pt.gamma(x)
+    args = [np.concatenate([_args(-6.0, 40.0, "float64"), [1e-8, -1e-8, -0.5, -2.5, 150.3, 171.5]])]
+    compare_strict([x], [y, pt.grad(y.sum(), x)], args, rtol=1e-13, atol=0)
 
 
 def test_polygamma_of_order_2_falls_back():

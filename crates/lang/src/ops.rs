@@ -46,6 +46,8 @@ pub enum UnaryOp {
     Erfc,
     /// `erfcx(x) = exp(x^2) erfc(x)`, the scaled complementary error function (SciPy's).
     Erfcx,
+    /// Euler's Gamma function (SciPy's `gamma`).
+    Gamma,
     Gammaln,
     Digamma,
     /// `trigamma(x)`, the derivative of digamma (SciPy's `polygamma(1, x)`).
@@ -106,6 +108,7 @@ impl UnaryOp {
         UnaryOp::Erf,
         UnaryOp::Erfc,
         UnaryOp::Erfcx,
+        UnaryOp::Gamma,
         UnaryOp::Gammaln,
         UnaryOp::Digamma,
         UnaryOp::Trigamma,
@@ -161,6 +164,7 @@ impl UnaryOp {
             UnaryOp::Erf => "erf",
             UnaryOp::Erfc => "erfc",
             UnaryOp::Erfcx => "erfcx",
+            UnaryOp::Gamma => "gamma",
             UnaryOp::Gammaln => "gammaln",
             UnaryOp::Digamma => "digamma",
             UnaryOp::Trigamma => "trigamma",

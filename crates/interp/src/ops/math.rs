@@ -37,6 +37,7 @@ pub(crate) fn unary_f64(op: UnaryOp) -> Option<fn(f64) -> f64> {
         Erfc => libm::erfc,
         Erfcx => super::special::erfcx,
         // SciPy's gammaln(-inf) is -inf (musl's lgamma gives +inf).
+        Gamma => super::special::gamma,
         Gammaln => |x| if x == f64::NEG_INFINITY { x } else { libm::lgamma(x) },
         Digamma => super::special::digamma,
         Trigamma => super::special::trigamma,

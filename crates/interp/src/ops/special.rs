@@ -1,4 +1,4 @@
-//! Reference `digamma`, `trigamma`, `erfinv` and `erfcinv`, written from their definitions with
+//! Reference `gamma`, `digamma`, `trigamma`, `erfinv` and `erfcinv`, written from their definitions with
 //! algorithms of their own (the compiled code uses others: a Taylor series around digamma's
 //! zero, the asymptotic series for trigamma, and Halley steps from Giles' approximation).
 
@@ -7,6 +7,24 @@ use std::f64::consts::PI;
 /// The positive zero of digamma (the nearest double) and digamma's value there.
 const ROOT: f64 = 1.4616321449683622;
 const PSI_AT_ROOT: f64 = -9.241265521729427e-17;
+
+/// `gamma(x)` as SciPy: musl's `tgamma`, except that past -170 the reflection
+/// `pi / (-x sin(pi x) Gamma(-x))` gives ±0 where `Gamma(-x)` overflows (x < -171.62, where
+/// the true values are subnormal; SciPy gives 0 from about -170.6 on); NaN at the negative
+/// integers and -inf, ±inf at ±0.
+pub(crate) fn gamma(x: f64) -> f64 {
+    if x < 0.0 && x == x.floor() {
+        return f64::NAN;
+    }
+    if x < -170.0 {
+        let n = x.round();
+        let s = libm::sin(PI * (x - n));
+        let s = if n % 2.0 == 0.0 { s } else { -s };
+        // Divided in turn: the product of the three overflows near -170.7.
+        return PI / (-x * s) / libm::tgamma(-x);
+    }
+    libm::tgamma(x)
+}
 
 /// `digamma(x)` as SciPy: `-inf` at +0, `inf` at -0, NaN at the negative integers and -inf.
 pub(crate) fn digamma(x: f64) -> f64 {

@@ -250,7 +250,7 @@ const Q1_LARGE: [f64; 16] = [
 ];
 
 /// `c[0] / 2 + sum_{k >= 1} c[k] T_k(t)` by Clenshaw's recurrence.
-fn chebyshev<'c, 'a>(f: F<'_, 'c, 'a>, t: V<'c, 'a>, c: &[f64]) -> Result<V<'c, 'a>> {
+pub(super) fn chebyshev<'c, 'a>(f: F<'_, 'c, 'a>, t: V<'c, 'a>, c: &[f64]) -> Result<V<'c, 'a>> {
     let two_t = f.mulc(t, 2.0)?;
     let (mut b0, mut b1, mut b2) = (f.c(0.0)?, f.c(0.0)?, f.c(0.0)?);
     for &k in c.iter().rev() {

@@ -95,7 +95,7 @@ fn hi(word: u64) -> f64 {
 }
 
 /// `sin(pi x)` for `x > 0`, exact in its reduction (`x mod 2`, then to [-1/4, 1/4]).
-fn sin_pi<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+pub(super) fn sin_pi<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let h = f.mulc(x, 0.5)?;
     let x = f.mulc(f.sub(h, f.floor(h)?)?, 2.0)?;
     let n = f.floor(f.mulc(f.addc(f.floor(f.mulc(x, 4.0)?)?, 1.0)?, 0.5)?)?;

@@ -9,7 +9,7 @@ use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, UnaryOp};
 
 use super::fbuild::{F, V};
-use super::{bessel, digamma, erfinv, explog, invtrig, lgamma, special};
+use super::{bessel, digamma, erfinv, explog, gamma, invtrig, lgamma, special};
 use crate::emitter::Emitter;
 use crate::error::Result;
 
@@ -73,6 +73,7 @@ pub fn unary<'c, 'a>(e: &Emitter<'c, 'a>, op: UnaryOp, dt: DType, x: Value<'c, '
         Erf => special::erf(f, w)?,
         Erfc => special::erfc(f, w)?,
         Erfcx => special::erfcx(f, w)?,
+        Gamma => gamma::gamma(f, w)?,
         Gammaln => lgamma::gammaln(f, w)?,
         Digamma => digamma::digamma(f, w)?,
         Trigamma => digamma::trigamma(f, w)?,

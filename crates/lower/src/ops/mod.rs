@@ -8,6 +8,7 @@ pub mod erfinv;
 pub mod indexing;
 pub mod explog;
 pub mod fbuild;
+pub mod gamma;
 pub mod invtrig;
 pub mod layout;
 pub mod lgamma;

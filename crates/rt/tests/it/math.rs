@@ -214,6 +214,7 @@ fn math_library_matches_libm() {
         ("erf", 2.0),
         ("erfc", 2.0),
         ("erfcx", 4.0),
+        ("gamma", 8.0),
         ("gammaln", 3.0),
         ("digamma", 4.0),
         ("trigamma", 4.0),

@@ -165,6 +165,12 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
         }
         Sign | Floor | Ceil | Round | Trunc => return Ok(None),
         Isnan | Isinf | Isfinite | LogicalNot => return Ok(None),
+        Gamma => {
+            // gamma' = gamma digamma
+            let d = b.un(Digamma, x);
+            let d = b.mul(y, d);
+            b.mul(ct, d)
+        }
         Gammaln => {
             let d = b.un(Digamma, x);
             b.mul(ct, d)
