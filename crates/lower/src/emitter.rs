@@ -152,6 +152,18 @@ impl<'c, 'a> Emitter<'c, 'a> {
         if crate::checks::in_twin() {
             return Ok(value);
         }
+        self.barrier(value)
+    }
+
+    /// [`Emitter::optimization_barrier`] in a checks-only twin too: for arguments with `?`
+    /// dims, whose sizes IREE would otherwise infer from the ops that use them and assert at
+    /// the function's boundary. A twin that computes tensors (a loop's state, a broadcast
+    /// after it) gave IREE's "input 1 shape dimension 0 mismatch" instead of the check.
+    pub fn argument_barrier(&self, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+        self.barrier(value)
+    }
+
+    fn barrier(&self, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
         // The barrier's result carries its sizes explicitly (`flow.tensor.tie_shape`), as
         // IREE needs for a value whose producer it cannot see into.
         let mut dims = Vec::new();

@@ -233,7 +233,7 @@ fn lower_fn<'c>(ctx: &'c Context, prog: &TProgram, f: &TFn, checks_only: bool) -
             // A `?` dim is only known when the program runs: hidden from IREE, which would
             // otherwise infer it from the ops that use it and assert that at the function's
             // boundary, before (and in place of) the program's own check.
-            let arg = if p.ty.dims.contains(&ptl_lang::Dim::Unknown) { e.optimization_barrier(arg)? } else { arg };
+            let arg = if p.ty.dims.contains(&ptl_lang::Dim::Unknown) { e.argument_barrier(arg)? } else { arg };
             let v = abi::from_abi(&e, &scope, arg, &p.ty)?;
             // Arguments fit the signature: the runtime checks the exported function's, and
             // each call inside the program checks its own (`expr::call`).

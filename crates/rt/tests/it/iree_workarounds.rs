@@ -107,3 +107,46 @@ fn hub(s: f64, k: i64[k]) -> f64[k, k] { f(s, k) }";
     let k = Value::I64(ArrayD::from_shape_vec(IxDyn(&[3]), vec![1, 2, 3]).unwrap());
     same_as_interpreter_at(src, "hub", &[s, k]);
 }
+
+/// A checks-only twin that computes tensors (here a loop's state before a broadcast of a `?`
+/// argument): IREE inferred the argument's size from the broadcast and asserted it at the
+/// twin's boundary ("input1 shape dimension 0 mismatch; expected 1 but have 5"), before and
+/// in place of ptl's check. Arguments with `?` dims are behind a barrier in twins too, so
+/// both paths give the same E0011. Found by the random programs (batch seeds 1216, 1296).
+#[test]
+fn twins_keep_unknown_argument_sizes_dynamic() {
+    let src = "fn f(y: f32[1], c: bool[?], x: f32[n, 1]) {\n    (loop acc = cast(y, bool) for step in 0..n { logical_xor(acc, any(c)) }, broadcast(c, [n, 1]))\n}\n";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let y = Value::F32(ndarray::arr1(&[1.0f32]).into_dyn());
+    let x = f32s(&[3, 1], 1);
+    let mut engine = Engine::new(EngineOptions::default()).expect("IREE runtime starts");
+    for (c, fails) in [(vec![true, false, true, true, false], true), (vec![true], false)] {
+        let args = [y.clone(), Value::Bool(ArrayD::from_shape_vec(IxDyn(&[c.len()]), c).unwrap()), x.clone()];
+        let want = ptl_interp::call_function(&prog, "f", &args);
+        let got = engine.call(&prog, "f", &args);
+        assert_eq!(want.is_err(), fails, "interpreter: {want:?}");
+        match (got, want) {
+            (Err(ptl_rt::RtError::Check(site)), Err(w)) => {
+                let w = w.to_string();
+                assert!(w.contains("cannot broadcast"), "interpreter: {w}");
+                assert_eq!(site.span.as_ref().map(|s| &src[s.clone()]), Some("broadcast(c, [n, 1])"), "compiled check: {site:?}");
+            }
+            (Ok(g), Ok(w)) => assert_eq!(g, w),
+            (g, w) => panic!("compiled {g:?}, interpreter {w:?}"),
+        }
+    }
+}
+
+/// A reshape to rank 0 of a value IREE folds to a constant failed to compile ("expected rank
+/// to be smaller or equal to the other rank"); such a reshape now reads the one element.
+/// Found by the random programs (batch seed 1330).
+#[test]
+fn reshapes_of_constants_to_rank_0() {
+    let t = Value::F64(ndarray::arr0(1.0).into_dyn());
+    for src in [
+        "fn f(t: f64) -> f64 { let (s0, t0) = split(broadcast((-1.06 : f64), [2]), [1, 1], 0); reshape(broadcast(s0, [1, 1]), []) }",
+        "fn f(t: f64) -> f64 { reshape(broadcast(t, [1, 1, 1]), []) + reshape([[2.5]], []) }",
+    ] {
+        same_as_interpreter(src, std::slice::from_ref(&t));
+    }
+}
