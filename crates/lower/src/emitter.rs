@@ -146,8 +146,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
 
     /// IREE's `util.optimization_barrier`: the value unchanged, with nothing about it (its
     /// sizes included) folded through. The op is IREE's, written in generic form, so the
-    /// context allows unregistered dialects. A checks-only twin computes no tensors, so it
-    /// needs no barrier (and IREE cannot resolve the sizes of one whose value is unused).
+    /// context allows unregistered dialects. A checks-only twin skips these (it keeps only
+    /// what its checks need); its arguments take [`Emitter::argument_barrier`].
     pub fn optimization_barrier(&self, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
         if crate::checks::in_twin() {
             return Ok(value);

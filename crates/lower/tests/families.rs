@@ -49,9 +49,10 @@ fn a_question_dim_meeting_a_static_one_is_checked_once() {
     assert_eq!(count(twin, "cf.assert"), 1, "{m}");
     // The twin returns nothing, so IREE drops its computations.
     assert!(!twin.lines().next().unwrap_or_default().contains("->"), "{twin}");
-    // `?` parameters are hidden from IREE's shape inference in the function itself.
+    // `?` parameters are hidden from IREE's shape inference in the function and in its twin
+    // (where IREE otherwise asserted an inferred size at the boundary, before the check).
     assert!(f.contains("util.optimization_barrier"), "{f}");
-    assert!(!twin.contains("util.optimization_barrier"), "{twin}");
+    assert_eq!(count(twin, "util.optimization_barrier"), 1, "{twin}");
 }
 
 #[test]
