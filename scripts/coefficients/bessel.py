@@ -72,9 +72,14 @@ TABLES = {
     "Q1_LARGE": lambda t: hankel(1, u_x(t)[1])[1] / u_x(t)[0],
 }
 
-for name, fn in TABLES.items():
-    cs = chebyshev(fn)
-    print(f"const {name}: [f64; {len(cs)}] = [")
-    for c in cs:
+
+def print_table(name, coeffs):
+    print(f"const {name}: [f64; {len(coeffs)}] = [")
+    for c in coeffs:
         print(f"    {float(c)!r},")
     print("];")
+
+
+if __name__ == "__main__":
+    for name, fn in TABLES.items():
+        print_table(name, chebyshev(fn))
