@@ -21,6 +21,16 @@ import pytensor_ptl as ptl
 SPIN = "let r = loop s = 1.0 for i in 0..{n} {{ s * 0.5 + 1.0 }};\nprint(r);"
 
 
+@pytest.fixture(autouse=True)
+def python_handles_sigint():
+    """Python's own SIGINT handler, as a run in a terminal has. A process that a shell starts
+    in the background (`make test &`) inherits SIGINT ignored, Python leaves it so, and ptl
+    then leaves it alone too (as it should): these tests would wait on a loop of 10^11 steps."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _sigint_after(seconds):
     timer = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
