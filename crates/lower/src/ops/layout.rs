@@ -183,8 +183,9 @@ pub fn reshape<'c, 'a>(
     // A statically one-element tensor to rank 0: its element, read. IREE 3.13 fails to
     // compile `tensor.reshape` to rank 0 of a value it folds to a constant ("expected rank
     // to be smaller or equal to the other rank"; found by the random programs, batch seed
-    // 1330).
-    if to.rank() == 0 && x_ty.dims.iter().all(|d| *d == Dim::Static(1)) {
+    // 1330). Not for bool: IREE's i1-to-i8 conversion leaves `tensor.from_elements` of an
+    // i1 invalid (batch seeds 1359, 1377).
+    if to.rank() == 0 && x_ty.dtype != DType::Bool && x_ty.dims.iter().all(|d| *d == Dim::Static(1)) {
         let zero = e.const_index(0)?;
         let v = e.append(tensor::extract(e.ctx, e.elem(x_ty.dtype), x, &vec![zero; x_ty.rank()], e.loc).into())?;
         return e.append(tensor::from_elements(e.ctx, tensor_type(e.ctx, to), &[v], e.loc).into());
