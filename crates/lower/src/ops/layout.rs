@@ -2,13 +2,14 @@
 //! `linalg.generic`s) and reshape (`tensor.reshape`).
 
 use melior::dialect::{arith, ods::tensor};
-use melior::ir::Value;
+use melior::ir::operation::OperationBuilder;
+use melior::ir::{Attribute, Identifier, Value};
 use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::{DType, Dim, Span, TensorType};
 
 use super::elementwise::remap;
 use crate::emitter::{Emitter, Idx};
-use crate::error::Result;
+use crate::error::{LowerError, Result};
 use crate::scope::Scope;
 use crate::types::tensor_type;
 
@@ -190,6 +191,13 @@ pub fn reshape<'c, 'a>(
         let v = e.append(tensor::extract(e.ctx, e.elem(x_ty.dtype), x, &vec![zero; x_ty.rank()], e.loc).into())?;
         return e.append(tensor::from_elements(e.ctx, tensor_type(e.ctx, to), &[v], e.loc).into());
     }
+    let statics = |t: &TensorType| t.dims.iter().map(|d| if let Dim::Static(n) = d { Some(*n) } else { None }).collect::<Option<Vec<u64>>>();
+    if let (Some(from), Some(dims)) = (statics(x_ty), statics(to))
+        && !from.is_empty()
+        && !dims.is_empty()
+    {
+        return static_reshape(e, x, &from, to, &dims);
+    }
     // The shape travels as i64: index tensors may not cross IREE's dispatch boundaries.
     let i64_ty = crate::types::element_type(e.ctx, DType::I64);
     let mut shape = Vec::new();
@@ -203,4 +211,41 @@ pub fn reshape<'c, 'a>(
     let shape_ty = crate::types::tensor_type_with_shape_elem(e.ctx, &[to.rank() as u64], i64_ty);
     let shape_t = e.append(tensor::from_elements(e.ctx, shape_ty, &shape, e.loc).into())?;
     e.append(tensor::reshape(e.ctx, tensor_type(e.ctx, to), x, shape_t, e.loc).into())
+}
+
+/// A reshape between static shapes (both of rank >= 1) as `tensor.collapse_shape` to one dim
+/// and `tensor.expand_shape` from it, which IREE folds into its neighbours as pure metadata.
+/// IREE 3.13 failed to compile `tensor.reshape` of a slice's broadcast ("expected rank to be
+/// smaller or equal to the other rank"; random programs, batch seed 1424).
+fn static_reshape<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, from: &[u64], to: &TensorType, dims: &[u64]) -> Result<Value<'c, 'a>> {
+    if from == dims {
+        return Ok(x);
+    }
+    let group = |n: usize| format!("[[{}]]", (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
+    let attr = |text: &str| Attribute::parse(e.ctx, text).ok_or_else(|| LowerError::Internal(format!("cannot build {text}")));
+    let count: u64 = from.iter().product();
+    let flat_ty = TensorType { dtype: to.dtype, dims: vec![Dim::Static(count)] };
+    let flat = if from.len() == 1 {
+        x
+    } else {
+        let op = OperationBuilder::new("tensor.collapse_shape", e.loc)
+            .add_operands(&[x])
+            .add_results(&[tensor_type(e.ctx, &flat_ty)])
+            .add_attributes(&[(Identifier::new(e.ctx, "reassociation"), attr(&group(from.len()))?)])
+            .build()?;
+        e.append(op)?
+    };
+    if dims.len() == 1 {
+        return Ok(flat);
+    }
+    let shape = format!("array<i64: {}>", dims.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
+    let op = OperationBuilder::new("tensor.expand_shape", e.loc)
+        .add_operands(&[flat])
+        .add_results(&[tensor_type(e.ctx, to)])
+        .add_attributes(&[
+            (Identifier::new(e.ctx, "reassociation"), attr(&group(dims.len()))?),
+            (Identifier::new(e.ctx, "static_output_shape"), attr(&shape)?),
+        ])
+        .build()?;
+    e.append(op)
 }

@@ -153,3 +153,19 @@ fn reshapes_of_constants_to_rank_0() {
         same_as_interpreter(src, std::slice::from_ref(&t));
     }
 }
+
+/// A reshape between static shapes of a slice's broadcast failed to compile ("expected rank to
+/// be smaller or equal to the other rank"); static reshapes are now `tensor.collapse_shape` and
+/// `tensor.expand_shape`. Found by the random programs (batch seed 1424).
+#[test]
+fn static_reshapes_of_slices() {
+    let y = Value::F64(ndarray::arr1(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).into_dyn());
+    for src in [
+        "fn f(y: f64[6]) -> f64[1] { let (s, t) = split(y, [1, 5], 0); reshape(expand(s, 0), [1]) }",
+        "fn f(y: f64[6]) -> f64[3, 2] { let (s, t) = split(y, [2, 4], 0); reshape(broadcast(expand(s, 0), [3, 2]), [3, 2]) + reshape(t, [2, 2])[0] }",
+        "fn f(y: f64[6]) -> f64[2, 3] { reshape(reshape(y, [3, 2]), [2, 3]) * expand(reshape(y, [6, 1])[0:3, 0], 0) }",
+        "fn f(y: f64[6]) -> bool[1, 2, 1] { let (s, t) = split(y > 3.0, [2, 4], 0); reshape(broadcast(s, [1, 2]), [1, 2, 1]) }",
+    ] {
+        same_as_interpreter(src, std::slice::from_ref(&y));
+    }
+}
