@@ -344,6 +344,8 @@ _MATH_OPS = {
     psm.Erfcinv: "erfcinv",
     psm.Gamma: "gamma",
     psm.GammaLn: "gammaln",
+    psm.GammaInc: "gammainc",
+    psm.GammaIncC: "gammaincc",
     psm.Psi: "digamma",
     psm.Log1mexp: "log1mexp",
     psm.I0: "i0",

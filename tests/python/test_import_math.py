@@ -206,6 +206,37 @@ def test_gamma_with_its_gradient():
     compare_strict([x], [y, pt.grad(y.sum(), x)], args, rtol=1e-13, atol=0)
 
 
+def test_incomplete_gamma_with_its_gradient_in_x():
+    """gammainc and gammaincc (a Gamma or Poisson CDF) with PyTensor's gradient in x, without
+    fallback; a and x from small to large, x near a."""
+    from conftest import compare_strict
+
+    a = pt.vector("a")
+    x = pt.vector("x")
+    p = pt.gammainc(a, x)
+    q = pt.gammaincc(a, x)
+    av = np.array([0.01, 0.5, 1.0, 2.5, 7.0, 30.0, 30.0, 150.0, 1e4])
+    xv = np.array([0.3, 0.1, 3.0, 2.5, 12.0, 28.0, 45.0, 160.0, 1.01e4])
+    compare_strict([a, x], [p, q], [av, xv], rtol=1e-12, atol=0)
+    # The gradient is PyTensor's `exp((k - 1) log x - x - gammaln(k))`, whose exponent cancels
+    # for large k (about 1e-11 relative at k = 1e4, in PyTensor's C code as in ptl).
+    compare_strict([a, x], [pt.grad(p.sum(), x), pt.grad(q.sum(), x)], [av, xv], rtol=1e-10, atol=0)
+
+
+def test_incomplete_gamma_gradient_in_a_falls_back():
+    """ptl has no derivative of gammainc in a (PyTensor's is a loop of its own): mode PTL runs
+    that node in PyTensor and gives PyTensor's answer."""
+    from conftest import compare_strict
+
+    a = pt.vector("a")
+    x = pt.vector("x")
+    y = pt.gammainc(a, x).sum()
+    args = [np.array([0.5, 2.0, 9.0]), np.array([1.0, 1.5, 8.0])]
+    with pytest.raises(NotImplementedError):
+        compare_strict([a, x], pt.grad(y, a), args)
+    _compare([a, x], pt.grad(y, a), args)
+
+
 def test_polygamma_of_order_2_falls_back():
     from conftest import compare_strict
 

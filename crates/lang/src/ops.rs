@@ -224,6 +224,10 @@ pub enum BinaryOp {
     FloorDivide,
     /// `logaddexp(a, b)`: `log(exp(a) + exp(b))` without overflow.
     Logaddexp,
+    /// `gammainc(a, x)` and `gammaincc(a, x)`: the regularised lower and upper incomplete
+    /// gamma functions `P(a, x)` and `Q(a, x) = 1 - P(a, x)` (SciPy's).
+    Gammainc,
+    Gammaincc,
     /// Logical ops on bool operands (the checker casts numbers to bool first).
     LogicalAnd,
     LogicalOr,
@@ -240,6 +244,8 @@ impl BinaryOp {
         BinaryOp::Mod,
         BinaryOp::FloorDivide,
         BinaryOp::Logaddexp,
+        BinaryOp::Gammainc,
+        BinaryOp::Gammaincc,
         BinaryOp::LogicalAnd,
         BinaryOp::LogicalOr,
         BinaryOp::LogicalXor,
@@ -247,7 +253,7 @@ impl BinaryOp {
 
     /// Float functions: integer operands are computed in `f64`, as NumPy does.
     pub fn is_float_function(self) -> bool {
-        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp)
+        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc)
     }
 
     /// `logical_and`, `logical_or`, `logical_xor`: bool operands and result.
@@ -262,7 +268,7 @@ impl BinaryOp {
     /// Arithmetic ops, undefined on bool.
     pub fn is_arithmetic(self) -> bool {
         use BinaryOp::*;
-        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp)
+        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc)
     }
 
     pub fn name(self) -> &'static str {
@@ -284,6 +290,8 @@ impl BinaryOp {
             BinaryOp::Mod => "mod",
             BinaryOp::FloorDivide => "floor_divide",
             BinaryOp::Logaddexp => "logaddexp",
+            BinaryOp::Gammainc => "gammainc",
+            BinaryOp::Gammaincc => "gammaincc",
             BinaryOp::LogicalAnd => "logical_and",
             BinaryOp::LogicalOr => "logical_or",
             BinaryOp::LogicalXor => "logical_xor",

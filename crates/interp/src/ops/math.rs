@@ -99,6 +99,8 @@ pub(crate) fn binary_f64(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
         BinaryOp::Mod => |a, b| divmod(a, b).1,
         BinaryOp::FloorDivide => floor_divide,
         BinaryOp::Logaddexp => logaddexp,
+        BinaryOp::Gammainc => super::incgamma::gammainc,
+        BinaryOp::Gammaincc => super::incgamma::gammaincc,
         _ => return None,
     })
 }

@@ -5,6 +5,7 @@
 mod bessel;
 mod contraction;
 pub(crate) mod elementwise;
+mod incgamma;
 mod indexing;
 mod layout;
 mod linalg;

@@ -2,6 +2,7 @@
 
 pub mod bessel;
 pub mod contraction;
+pub mod control;
 pub mod digamma;
 pub mod elementwise;
 pub mod erfinv;
@@ -9,6 +10,7 @@ pub mod indexing;
 pub mod explog;
 pub mod fbuild;
 pub mod gamma;
+pub mod incgamma;
 pub mod invtrig;
 pub mod layout;
 pub mod lgamma;

@@ -164,6 +164,8 @@ fn arithmetic_and_selection() {
         ("arctan2 x", "fn f(y: f64[4], x: f64[4]) -> f64 { sum(arctan2(y, x)) }", "x", two(v4(), b4())),
         ("logaddexp", "fn f(a: f64[4], b: f64[4]) -> f64 { sum(logaddexp(a, b) * a) }", "a", two(v4(), b4())),
         ("mod", "fn f(a: f64[4], b: f64[4]) -> f64 { sum(mod(a * 3.0, b + 2.0)) }", "b", two(v4(), b4())),
+        ("gammainc x", "fn f(a: f64[4], x: f64[4]) -> f64 { sum(gammainc(a * a + 0.5, x * x + 0.1)) }", "x", two(v4(), b4())),
+        ("gammaincc x", "fn f(a: f64[4], x: f64[4]) -> f64 { sum(gammaincc(a * a + 0.5, x * x + 0.1)) }", "x", two(v4(), b4())),
         ("cast f32", "fn f(x: f64[4]) -> f64 { sum(cast(cast(x, f32), f64) * 0.0 + x * x) }", "x", vec![v4()]),
         ("scalar parameter", "fn f(s: f64, x: f64[4]) -> f64 { sum(exp(s * x)) }", "s", vec![tensor(&[], &[0.7]), v4()]),
         ("constants", "fn f(x: f64[4]) -> f64 { let c = [1.0, 2.0, 3.0, 4.0]; sum(c * x) + 2.5 }", "x", vec![v4()]),

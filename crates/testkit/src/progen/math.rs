@@ -43,9 +43,13 @@ impl Gen<'_> {
             }
             _ => {
                 let (a, b) = self.operands(shape, dtype, 0);
-                match self.rng.below(4) {
+                match self.rng.below(5) {
                     0 => format!("arctan2({a}, {b})"),
                     1 => format!("logaddexp(abs({a}), abs({b}))"),
+                    4 => {
+                        let f = self.rng.pick(&["gammainc", "gammaincc"]);
+                        format!("{f}(abs({a}) + 0.5, abs({b}))")
+                    }
                     2 => format!("mod({a}, abs({b}) + 0.5)"),
                     _ => format!("floor_divide({a}, abs({b}) + 0.5)"),
                 }

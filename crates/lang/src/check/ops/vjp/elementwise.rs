@@ -319,6 +319,28 @@ fn binary(o: BinaryOp, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             });
             (gx, gy)
         }
+        Gammainc | Gammaincc => {
+            if ax {
+                return Err(format!(
+                    "`{}` has no derivative in its first operand `a` in ptl; the derivative in `x` is available",
+                    o.name()
+                ));
+            }
+            // d/dx P(a, x) = -d/dx Q(a, x) = x^(a - 1) e^-x / Gamma(a)
+            let gy = ay.then(|| {
+                let one = b.lit(x.ty.dtype, 1.0);
+                let am1 = b.sub(x.clone(), one);
+                let l = b.un(UnaryOp::Log, y.clone());
+                let t = b.mul(am1, l);
+                let t = b.sub(t, y);
+                let g = b.un(UnaryOp::Gammaln, x);
+                let t = b.sub(t, g);
+                let d = b.un(UnaryOp::Exp, t);
+                let g = b.mul(ct, d);
+                if o == Gammaincc { b.neg(g) } else { g }
+            });
+            (None, gy)
+        }
         FloorDivide | Lt | Le | Gt | Ge | Eq | Ne | LogicalAnd | LogicalOr | LogicalXor => (None, None),
     };
     Ok(vec![gx, gy])
