@@ -346,6 +346,7 @@ _MATH_OPS = {
     psm.GammaLn: "gammaln",
     psm.GammaInc: "gammainc",
     psm.GammaIncC: "gammaincc",
+    psm.BetaInc: "betainc",
     psm.Psi: "digamma",
     psm.Log1mexp: "log1mexp",
     psm.I0: "i0",

@@ -237,6 +237,22 @@ def test_incomplete_gamma_gradient_in_a_falls_back():
     _compare([a, x], pt.grad(y, a), args)
 
 
+def test_incomplete_beta_with_its_gradient_in_x():
+    """betainc (a Beta, Student-t or binomial CDF) with PyTensor's gradient in x, without
+    fallback."""
+    from conftest import compare_strict
+
+    a = pt.vector("a")
+    b = pt.vector("b")
+    x = pt.vector("x")
+    y = pt.betainc(a, b, x)
+    av = np.array([0.5, 2.0, 5.0, 30.0, 0.1, 100.0, 1.0])
+    bv = np.array([0.5, 3.0, 1.0, 40.0, 200.0, 100.0, 7.0])
+    xv = np.array([0.3, 0.5, 0.999, 0.45, 0.001, 0.52, 0.9])
+    compare_strict([a, b, x], y, [av, bv, xv], rtol=1e-12, atol=0)
+    compare_strict([a, b, x], pt.grad(y.sum(), x), [av, bv, xv], rtol=1e-10, atol=0)
+
+
 def test_polygamma_of_order_2_falls_back():
     from conftest import compare_strict
 

@@ -299,6 +299,23 @@ impl BinaryOp {
     }
 }
 
+/// Elementwise functions of three operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TernaryOp {
+    /// `betainc(a, b, x)`: the regularised incomplete beta function `I_x(a, b)` (SciPy's).
+    Betainc,
+}
+
+impl TernaryOp {
+    pub const CALLABLE: &[TernaryOp] = &[TernaryOp::Betainc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TernaryOp::Betainc => "betainc",
+        }
+    }
+}
+
 /// Reductions over a set of axes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
@@ -387,6 +404,8 @@ pub enum Op {
     Unary(UnaryOp),
     /// Both operands have the result's dims (the checker inserts `Broadcast` nodes).
     Binary(BinaryOp),
+    /// All three operands have the result's dims.
+    Ternary(TernaryOp),
     /// `where(cond, a, b)`: all three have the result's dims; the condition is bool.
     Select,
     /// Converts to the result dtype (float -> int truncates toward zero; x -> bool is x != 0).
@@ -500,7 +519,7 @@ pub enum Family {
 impl Op {
     pub fn family(&self) -> Family {
         match self {
-            Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => Family::Elementwise,
+            Op::Unary(_) | Op::Binary(_) | Op::Ternary(_) | Op::Select | Op::Cast => Family::Elementwise,
             Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape | Op::Guard(_) => Family::Layout,
             Op::Reduce(..) | Op::Softmax { .. } | Op::Arg { .. } => Family::Reduction,
             Op::MatMul => Family::Contraction,
@@ -516,7 +535,7 @@ impl Op {
     pub fn arity(&self) -> (usize, usize) {
         match self {
             Op::Binary(_) | Op::MatMul | Op::Guard(_) | Op::SolveTriangular { .. } | Op::Solve => (2, 2),
-            Op::Select => (3, 3),
+            Op::Select | Op::Ternary(_) => (3, 3),
             Op::Broadcast => (1, 2),
             Op::Slice(axes) => {
                 let n = 1 + axes.iter().map(|a| a.operands()).sum::<usize>();
@@ -535,6 +554,7 @@ impl Op {
         match self {
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
+            Op::Ternary(t) => t.name(),
             Op::Select => "where",
             Op::Cast => "cast",
             Op::Broadcast => "broadcast",
@@ -588,6 +608,8 @@ pub enum Builtin {
     Unary(UnaryOp),
     /// `maximum(a, b)`, `minimum(a, b)`.
     Pair(BinaryOp),
+    /// `betainc(a, b, x)`.
+    Triple(TernaryOp),
     /// `sum(x)`, `sum(x, axes)`, ...
     Reduce(ReduceOp),
     /// `softmax(x, axis)`, `log_softmax(x, axis)`.
@@ -669,6 +691,7 @@ impl Builtin {
     pub fn all() -> Vec<Builtin> {
         let mut v: Vec<Builtin> = UnaryOp::CALLABLE.iter().map(|&u| Builtin::Unary(u)).collect();
         v.extend(BinaryOp::CALLABLE.iter().map(|&b| Builtin::Pair(b)));
+        v.extend(TernaryOp::CALLABLE.iter().map(|&t| Builtin::Triple(t)));
         v.extend(ReduceOp::ALL.iter().map(|&r| Builtin::Reduce(r)));
         v.extend([
             Builtin::Softmax { log: false },
@@ -728,6 +751,7 @@ impl Builtin {
             Builtin::Unary(u) => u.name(),
             Builtin::Pair(BinaryOp::Pow) => "power",
             Builtin::Pair(b) => b.name(),
+            Builtin::Triple(t) => t.name(),
             Builtin::Reduce(r) => r.name(),
             Builtin::Softmax { log: false } => "softmax",
             Builtin::Softmax { log: true } => "log_softmax",
@@ -784,7 +808,7 @@ impl Builtin {
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
             Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } | Builtin::Sort { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
-            Builtin::Where | Builtin::Clip | Builtin::Take | Builtin::Scatter { .. } | Builtin::Guard => (3, 3),
+            Builtin::Where | Builtin::Clip | Builtin::Triple(_) | Builtin::Take | Builtin::Scatter { .. } | Builtin::Guard => (3, 3),
             Builtin::SetSlice => (4, 4),
             Builtin::Split => (2, 3),
             _ => (2, 2),
@@ -798,6 +822,7 @@ impl Builtin {
             Builtin::Unary(_) => format!("{n}(x)"),
             Builtin::Pair(BinaryOp::Arctan2) => format!("{n}(y, x)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
+            Builtin::Triple(TernaryOp::Betainc) => format!("{n}(a, b, x)"),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) => format!("{n}(x), {n}(x, axes), {n}(x, axes, ddof)"),
             Builtin::Reduce(_) => format!("{n}(x), {n}(x, axes)"),
             Builtin::Arg { .. } | Builtin::Scan { .. } | Builtin::Sort { .. } => format!("{n}(x), {n}(x, axis)"),

@@ -26,7 +26,7 @@
 //!   operand of a top-level `print`, the value of a destructuring `let`, a loop's initial
 //!   state or a loop body's result.
 
-pub use crate::ops::{BinaryOp, Op, ReduceOp, UnaryOp};
+pub use crate::ops::{BinaryOp, Op, ReduceOp, TernaryOp, UnaryOp};
 use crate::span::Span;
 use crate::types::{DType, Dim, TensorType};
 use crate::value::Value;

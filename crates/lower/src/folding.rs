@@ -25,6 +25,7 @@ fn folds(e: &TExpr) -> bool {
     };
     match op {
         Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape | Op::Cast | Op::Unary(_) => folds(&args[0]),
+        Op::Ternary(_) => args.iter().all(folds),
         Op::Select => match literal(&args[0]).and_then(|v| all_equal(v, 1.0).then_some(true).or(all_equal(v, 0.0).then_some(false))) {
             Some(true) => folds(&args[1]),
             Some(false) => folds(&args[2]),

@@ -588,6 +588,10 @@ fn math(b: &Builder, node: &Node, name: &str) -> Result<Expr> {
             let [x, y] = b.args_n(&inputs(node)?, node.dtype, at)?;
             Ok(builtin(pair, vec![x, y]))
         }
+        Some(triple @ Builtin::Triple(_)) => {
+            let [a, c, x] = b.args_n(&inputs(node)?, node.dtype, at)?;
+            Ok(builtin(triple, vec![a, c, x]))
+        }
         _ => Err(ImportError::unsupported(at, format!("math operation `{name}` is not a ptl builtin"))),
     }
 }

@@ -9,7 +9,7 @@ use crate::error::{InterpError, Result};
 use crate::scalar::{self, CastElem, FloatElem, IntElem};
 use ptl_lang::span::Span;
 use ptl_lang::ops::Op;
-use ptl_lang::typed::{BinaryOp, UnaryOp};
+use ptl_lang::typed::{BinaryOp, TernaryOp, UnaryOp};
 use ptl_lang::types::DType;
 use ptl_lang::value::Value;
 
@@ -32,6 +32,10 @@ pub(crate) fn apply(op: &Op, dtype: DType, values: Vec<Value>, span: &Span) -> R
         Op::Binary(b) => {
             let (x, y) = (next()?, next()?);
             binary(*b, &x, &y, span)
+        }
+        Op::Ternary(t) => {
+            let (a, b, x) = (next()?, next()?, next()?);
+            ternary(*t, &a, &b, &x, span)
         }
         Op::Select => {
             let (c, x, y) = (next()?, next()?, next()?);
@@ -104,6 +108,25 @@ fn int_unary<T: IntElem>(op: UnaryOp, a: ArrayD<T>, span: &Span) -> Result<Array
         // Integers are already integral.
         UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc => Ok(a),
         _ => Err(InterpError::internal(format!("unary {op:?} on an integer operand (the checker casts to float first)"), span)),
+    }
+}
+
+/// A float function of three operands (of one float dtype; `f32` is computed in `f64`).
+fn ternary(op: TernaryOp, a: &Value, b: &Value, x: &Value, span: &Span) -> Result<Value> {
+    let f = match op {
+        TernaryOp::Betainc => super::incbeta::betainc,
+    };
+    fn zip3<T: Copy + Into<f64>>(a: &ArrayD<T>, b: &ArrayD<T>, x: &ArrayD<T>, span: &Span, f: impl Fn(f64, f64, f64) -> f64) -> Result<ArrayD<f64>> {
+        if a.shape() != b.shape() || a.shape() != x.shape() {
+            return Err(InterpError::internal(format!("elementwise operands of shapes {:?}, {:?} and {:?}", a.shape(), b.shape(), x.shape()), span));
+        }
+        crate::memory::check_size(a.shape(), 8, span)?;
+        Ok(Zip::from(a).and(b).and(x).map_collect(|&p, &q, &r| f(p.into(), q.into(), r.into())))
+    }
+    match (a, b, x) {
+        (Value::F64(p), Value::F64(q), Value::F64(r)) => zip3(p, q, r, span, f).map(Value::F64),
+        (Value::F32(p), Value::F32(q), Value::F32(r)) => zip3(p, q, r, span, f).map(|v| Value::F32(v.mapv(|e| e as f32))),
+        _ => Err(InterpError::internal(format!("`{}` on {}, {} and {} operands", op.name(), a.dtype(), b.dtype(), x.dtype()), span)),
     }
 }
 

@@ -5,6 +5,7 @@
 mod bessel;
 mod contraction;
 pub(crate) mod elementwise;
+mod incbeta;
 mod incgamma;
 mod indexing;
 mod layout;
@@ -40,7 +41,7 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
     }
     let span = &node.expr.span;
     match op {
-        Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => {
+        Op::Unary(_) | Op::Binary(_) | Op::Ternary(_) | Op::Select | Op::Cast => {
             same_dims(op, node, &values)?;
             elementwise::apply(op, node.expr.ty.dtype, values, span)
         }

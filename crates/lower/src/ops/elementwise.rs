@@ -48,6 +48,7 @@ pub fn lower<'c, 'a>(
     remap(e, scope, ty, &indexed, &dtypes, |inner, x| match op {
         Op::Unary(u) => scalar::unary(inner, *u, in_dt, x[0]),
         Op::Binary(b) => scalar::binary(inner, *b, in_dt, x[0], x[1]),
+        Op::Ternary(t) => super::mathlib::ternary(inner, *t, in_dt, x[0], x[1], x[2]),
         Op::Select => scalar::select(inner, x[0], x[1], x[2]),
         Op::Cast => scalar::convert(inner, in_dt, out_dt, x[0]),
         other => Err(LowerError::Internal(format!("`{other}` is not elementwise"))),

@@ -133,6 +133,11 @@ impl<'x, 'c, 'a> F<'x, 'c, 'a> {
     pub fn or(&self, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<V<'c, 'a>> {
         self.e.append(arith::ori(a, b, self.e.loc))
     }
+    /// The negation of an `i1`.
+    pub fn not(&self, a: V<'c, 'a>) -> Result<V<'c, 'a>> {
+        let t = self.e.const_scalar(DType::Bool, 1.0)?;
+        self.e.append(arith::xori(a, t, self.e.loc))
+    }
     /// `r`, except NaN where `x` is NaN (the algorithms' comparisons are false on NaN).
     pub fn nan_through(&self, x: V<'c, 'a>, r: V<'c, 'a>) -> Result<V<'c, 'a>> {
         let n = self.is_nan(x)?;

@@ -6,10 +6,10 @@
 use melior::dialect::arith::{self, CmpfPredicate, CmpiPredicate};
 use melior::ir::Value;
 use ptl_lang::DType;
-use ptl_lang::typed::{BinaryOp, UnaryOp};
+use ptl_lang::typed::{BinaryOp, TernaryOp, UnaryOp};
 
 use super::fbuild::{F, V};
-use super::{bessel, digamma, erfinv, explog, gamma, incgamma, invtrig, lgamma, special};
+use super::{bessel, digamma, erfinv, explog, gamma, incbeta, incgamma, invtrig, lgamma, special};
 use crate::emitter::Emitter;
 use crate::error::Result;
 
@@ -150,6 +150,15 @@ pub fn binary<'c, 'a>(
         _ => return Ok(None),
     };
     Ok(Some(r))
+}
+
+/// One element of a math-library ternary op (float operands of dtype `dt`).
+pub fn ternary<'c, 'a>(e: &Emitter<'c, 'a>, op: TernaryOp, dt: DType, a: Value<'c, 'a>, b: Value<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    let f = F::new(e);
+    let r = match op {
+        TernaryOp::Betainc => incbeta::betainc(f, f.widen(dt, a)?, f.widen(dt, b)?, f.widen(dt, x)?)?,
+    };
+    f.narrow(dt, r)
 }
 
 /// Integer floor division and remainder with the divisor's sign, as NumPy: both 0 when

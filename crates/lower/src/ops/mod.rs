@@ -10,6 +10,7 @@ pub mod indexing;
 pub mod explog;
 pub mod fbuild;
 pub mod gamma;
+pub mod incbeta;
 pub mod incgamma;
 pub mod invtrig;
 pub mod layout;
@@ -116,6 +117,6 @@ pub fn lower<'c, 'a>(
             Err(LowerError::Internal(format!("`{op}` is a linear-algebra op")))
         }
         Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Err(LowerError::Internal(format!("`{op}` is an indexing op"))),
-        Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => Err(LowerError::Internal(format!("`{op}` is elementwise"))),
+        Op::Unary(_) | Op::Binary(_) | Op::Ternary(_) | Op::Select | Op::Cast => Err(LowerError::Internal(format!("`{op}` is elementwise"))),
     }
 }

@@ -165,6 +165,7 @@ fn arithmetic_and_selection() {
         ("logaddexp", "fn f(a: f64[4], b: f64[4]) -> f64 { sum(logaddexp(a, b) * a) }", "a", two(v4(), b4())),
         ("mod", "fn f(a: f64[4], b: f64[4]) -> f64 { sum(mod(a * 3.0, b + 2.0)) }", "b", two(v4(), b4())),
         ("gammainc x", "fn f(a: f64[4], x: f64[4]) -> f64 { sum(gammainc(a * a + 0.5, x * x + 0.1)) }", "x", two(v4(), b4())),
+        ("betainc x", "fn f(a: f64[4], x: f64[4]) -> f64 { sum(betainc(a * a + 0.5, 2.5, sigmoid(x))) }", "x", two(v4(), b4())),
         ("gammaincc x", "fn f(a: f64[4], x: f64[4]) -> f64 { sum(gammaincc(a * a + 0.5, x * x + 0.1)) }", "x", two(v4(), b4())),
         ("cast f32", "fn f(x: f64[4]) -> f64 { sum(cast(cast(x, f32), f64) * 0.0 + x * x) }", "x", vec![v4()]),
         ("scalar parameter", "fn f(s: f64, x: f64[4]) -> f64 { sum(exp(s * x)) }", "s", vec![tensor(&[], &[0.7]), v4()]),

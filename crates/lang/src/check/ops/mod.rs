@@ -72,6 +72,12 @@ impl Checker {
                 let r = self.binary(op, fname, l?, r?, span)?;
                 Some(Typed::strong(r.e))
             }
+            Builtin::Triple(op) => {
+                let a = self.expr(sc, &args[0]);
+                let b = self.expr(sc, &args[1]);
+                let x = self.expr(sc, &args[2]);
+                self.ternary(op, fname, [a?, b?, x?], span)
+            }
             Builtin::Reduce(op) => self.reduce_builtin(sc, op, fname, args, span),
             Builtin::Arg { max } => self.arg_builtin(sc, max, fname, args, span),
             Builtin::Scan { prod } => self.scan_builtin(sc, prod, fname, args, span),

@@ -8,13 +8,41 @@ use std::f64::consts::{LN_2, LN_10, PI};
 
 use super::{Grads, Node};
 use crate::ad::build::Builder;
-use crate::ops::{BinaryOp, Op, UnaryOp};
+use crate::ops::{BinaryOp, Op, TernaryOp, UnaryOp};
 use crate::typed::TExpr;
 
 pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
     match op {
         Op::Unary(u) => Ok(vec![unary(*u, b, n.x().clone(), n.out.clone(), ct)?]),
         Op::Binary(o) => binary(*o, b, n, ct),
+        Op::Ternary(TernaryOp::Betainc) => {
+            if n.active[0] || n.active[1] {
+                return Err("`betainc` has no derivative in its operands `a` and `b` in ptl; the derivative in `x` is available".into());
+            }
+            // d/dx I_x(a, b) = x^(a - 1) (1 - x)^(b - 1) / B(a, b)
+            let gx = n.active[2].then(|| {
+                let (a, bb, x) = (n.args[0].clone(), n.args[1].clone(), n.args[2].clone());
+                let one = b.lit(x.ty.dtype, 1.0);
+                let am1 = b.sub(a.clone(), one.clone());
+                let bm1 = b.sub(bb.clone(), one);
+                let lx = b.un(UnaryOp::Log, x.clone());
+                let mx = b.neg(x);
+                let l1x = b.un(UnaryOp::Log1p, mx);
+                let t1 = b.mul(am1, lx);
+                let t2 = b.mul(bm1, l1x);
+                let t = b.add(t1, t2);
+                let ga = b.un(UnaryOp::Gammaln, a.clone());
+                let gb = b.un(UnaryOp::Gammaln, bb.clone());
+                let ab = b.add(a, bb);
+                let gab = b.un(UnaryOp::Gammaln, ab);
+                let t = b.add(t, gab);
+                let t = b.sub(t, ga);
+                let t = b.sub(t, gb);
+                let d = b.un(UnaryOp::Exp, t);
+                b.mul(ct, d)
+            });
+            Ok(vec![None, None, gx])
+        }
         Op::Select => {
             let c = n.args[0].clone();
             let ga = n.active[1].then(|| b.keep(c.clone(), ct.clone()));
