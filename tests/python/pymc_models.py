@@ -186,6 +186,28 @@ def censored_normal():
     return m
 
 
+def censored_gamma():
+    # Waiting times censored at 3: the gamma's log-survival (`gammaincc`) and, for the rate,
+    # its derivative in x.
+    rng = np.random.default_rng(19)
+    y = np.minimum(rng.gamma(2.5, 1 / 1.3, 40), 3.0)
+    with pm.Model() as m:
+        rate = pm.HalfNormal("rate", 2)
+        pm.Censored("y", pm.Gamma.dist(alpha=2.5, beta=rate), lower=None, upper=3.0, observed=y)
+    return m
+
+
+def censored_student_t():
+    # A Student-t censored on both sides: its CDF is `betainc`.
+    rng = np.random.default_rng(23)
+    y = np.clip(0.3 + 0.8 * rng.standard_t(4, 40), -1.0, 1.2)
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0, 2)
+        s = pm.HalfNormal("s", 2)
+        pm.Censored("y", pm.StudentT.dist(nu=4, mu=mu, sigma=s), lower=-1.0, upper=1.2, observed=y)
+    return m
+
+
 MODELS = {
     f.__name__: f
     for f in [
@@ -206,5 +228,7 @@ MODELS = {
         dirichlet_multinomial,
         mvnormal_lkj,
         censored_normal,
+        censored_gamma,
+        censored_student_t,
     ]
 }
