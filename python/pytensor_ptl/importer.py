@@ -355,7 +355,7 @@ _MATH_OPS = {
     psm.J1: "j1",
     psm.TriGamma: "trigamma",
 }
-# `polygamma(n, x)` of a constant order: ptl has orders 0 and 1.
+# `polygamma(n, x)` of a constant order 0 or 1: `digamma`, `trigamma`.
 _POLYGAMMA = ("digamma", "trigamma")
 # Bessel functions of an order given as their first operand: ptl has orders 0 and 1, and the
 # importer writes 2 and the negative orders from them (PyTensor's gradients of `i1`, `ive` and
@@ -436,9 +436,10 @@ def _check_scalar_graph(op, at: str, inputs=None) -> None:
     if isinstance(op, ps.Composite):
         for inner in op.fgraph.toposort():
             _check_scalar_graph(inner.op, at, inner.inputs)
-    elif type(op) in _ORDER_OPS or isinstance(op, psm.PolyGamma):
-        allowed = _ORDERS if type(op) in _ORDER_OPS else (0, 1)
-        _constant_order(op, _constant_value(inputs[0]) if inputs else None, allowed, at)
+    elif type(op) in _ORDER_OPS:
+        _constant_order(op, _constant_value(inputs[0]) if inputs else None, _ORDERS, at)
+    elif isinstance(op, psm.PolyGamma):
+        pass  # any order: `polygamma(n, x)`
     else:
         _scalar_name(op, at)
 
@@ -802,9 +803,13 @@ class _Describer:
             order = _constant_order(sop, self.const_value(in_ids[0]), _ORDERS, at)
             return [self.bessel(sop, order, in_ids[1], out_dtypes[0], at)]
         if isinstance(sop, psm.PolyGamma):
-            order = _constant_order(sop, self.const_value(in_ids[0]), (0, 1), at)
-            name = _POLYGAMMA[order]
-            return [self.emit_new("math", in_ids[1:], _ptl_dtype(out_dtypes[0], at), at, name=name)]
+            # A constant order 0 or 1 is `digamma` or `trigamma`; any other, `polygamma(n, x)`.
+            order = self.const_value(in_ids[0])
+            values = None if order is None else np.unique(np.asarray(order))
+            dtype = _ptl_dtype(out_dtypes[0], at)
+            if values is not None and len(values) == 1 and values[0] in (0, 1):
+                return [self.emit_new("math", in_ids[1:], dtype, at, name=_POLYGAMMA[int(values[0])])]
+            return [self.emit_new("math", in_ids, dtype, at, name="polygamma")]
         name = _scalar_name(sop, at)
         if name == "round_half_away":
             return [self.round_half_away(in_ids[0], in_dtypes[0], out_dtypes[0], at)]

@@ -253,13 +253,16 @@ def test_incomplete_beta_with_its_gradient_in_x():
     compare_strict([a, b, x], pt.grad(y.sum(), x), [av, bv, xv], rtol=1e-10, atol=0)
 
 
-def test_polygamma_of_order_2_falls_back():
+def test_polygamma_of_any_order_with_its_gradient():
+    """`polygamma(n, x)` of orders 2 to 5 (a constant and a run-time order) and its gradient,
+    without fallback."""
     from conftest import compare_strict
 
     x = pt.vector("x")
-    with pytest.raises(NotImplementedError, match="order other than a constant 0 or 1"):
-        compare_strict([x], pt.polygamma(2, x), [np.array([0.5, 3.0])])
-    _compare([x], pt.polygamma(2, x) + pt.psi(x), [np.array([0.5, 3.0])])
+    n = pt.vector("n", dtype="int64")
+    xs = np.array([0.5, 3.0, 12.5, -0.5, 40.0])
+    compare_strict([x], [pt.polygamma(2, x), pt.grad(pt.polygamma(3, x).sum(), x)], [xs], rtol=1e-12, atol=0)
+    compare_strict([n, x], pt.polygamma(n, x), [np.array([2, 3, 4, 5, 2]), xs], rtol=1e-12, atol=0)
 
 
 def test_erfcinv_far_out_and_its_gradient():

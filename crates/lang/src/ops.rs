@@ -228,6 +228,8 @@ pub enum BinaryOp {
     /// gamma functions `P(a, x)` and `Q(a, x) = 1 - P(a, x)` (SciPy's).
     Gammainc,
     Gammaincc,
+    /// `polygamma(n, x)`: the n-th derivative of digamma (SciPy's); `n` a non-negative integer.
+    Polygamma,
     /// Logical ops on bool operands (the checker casts numbers to bool first).
     LogicalAnd,
     LogicalOr,
@@ -246,6 +248,7 @@ impl BinaryOp {
         BinaryOp::Logaddexp,
         BinaryOp::Gammainc,
         BinaryOp::Gammaincc,
+        BinaryOp::Polygamma,
         BinaryOp::LogicalAnd,
         BinaryOp::LogicalOr,
         BinaryOp::LogicalXor,
@@ -253,7 +256,7 @@ impl BinaryOp {
 
     /// Float functions: integer operands are computed in `f64`, as NumPy does.
     pub fn is_float_function(self) -> bool {
-        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc)
+        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc | BinaryOp::Polygamma)
     }
 
     /// `logical_and`, `logical_or`, `logical_xor`: bool operands and result.
@@ -268,7 +271,7 @@ impl BinaryOp {
     /// Arithmetic ops, undefined on bool.
     pub fn is_arithmetic(self) -> bool {
         use BinaryOp::*;
-        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc)
+        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc | Polygamma)
     }
 
     pub fn name(self) -> &'static str {
@@ -292,6 +295,7 @@ impl BinaryOp {
             BinaryOp::Logaddexp => "logaddexp",
             BinaryOp::Gammainc => "gammainc",
             BinaryOp::Gammaincc => "gammaincc",
+            BinaryOp::Polygamma => "polygamma",
             BinaryOp::LogicalAnd => "logical_and",
             BinaryOp::LogicalOr => "logical_or",
             BinaryOp::LogicalXor => "logical_xor",
@@ -821,6 +825,8 @@ impl Builtin {
         match self {
             Builtin::Unary(_) => format!("{n}(x)"),
             Builtin::Pair(BinaryOp::Arctan2) => format!("{n}(y, x)"),
+            Builtin::Pair(BinaryOp::Gammainc | BinaryOp::Gammaincc) => format!("{n}(a, x)"),
+            Builtin::Pair(BinaryOp::Polygamma) => format!("{n}(n, x)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
             Builtin::Triple(TernaryOp::Betainc) => format!("{n}(a, b, x)"),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) => format!("{n}(x), {n}(x, axes), {n}(x, axes, ddof)"),

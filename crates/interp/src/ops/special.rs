@@ -184,3 +184,53 @@ pub(crate) fn erfcx(x: f64) -> f64 {
     (1.0 / t) / std::f64::consts::PI.sqrt()
 }
 
+
+/// `polygamma(n, x)` as SciPy: `digamma(x)` for `n = 0`, else `(-1)^(n+1) n! zeta(n + 1, x)`,
+/// here with `zeta(s, x) = sum_{k < m} (x + k)^-s + zeta(s, z)` (`z = x + m >= max(30, 2n)`)
+/// and the asymptotic series of `zeta(s, z)` with ten Bernoulli numbers. NaN for `n` negative
+/// or not an integer, NaN, -inf and `x < -2^24`; `(-1)^(n+1) inf` at the poles.
+pub(crate) fn polygamma(n: f64, x: f64) -> f64 {
+    const BERNOULLI: [f64; 10] = [
+        1.0 / 6.0,
+        -1.0 / 30.0,
+        1.0 / 42.0,
+        -1.0 / 30.0,
+        5.0 / 66.0,
+        -691.0 / 2730.0,
+        7.0 / 6.0,
+        -3617.0 / 510.0,
+        43867.0 / 798.0,
+        -174611.0 / 330.0,
+    ];
+    if n.is_nan() || x.is_nan() || n < 0.0 || n != n.floor() || x == f64::NEG_INFINITY || x < -16_777_216.0 {
+        return f64::NAN;
+    }
+    if n == 0.0 {
+        return digamma(x);
+    }
+    let sign = if n % 2.0 == 1.0 { 1.0 } else { -1.0 };
+    if x <= 0.0 && x == x.floor() {
+        return sign * f64::INFINITY;
+    }
+    if x == f64::INFINITY {
+        return sign * 0.0;
+    }
+    let s = n + 1.0;
+    let target = (2.0 * n).max(30.0);
+    let (mut z, mut direct) = (x, 0.0);
+    while z < target {
+        direct += z.powi(-(s as i32));
+        z += 1.0;
+    }
+    // zeta(s, z) ~ z^(1-s) / (s-1) + z^-s / 2 + sum_k B_2k / (2k)! (s)(s+1)...(s+2k-2) z^(-s-2k+1)
+    let mut tail = z.powf(1.0 - s) / (s - 1.0) + 0.5 * z.powf(-s);
+    let (mut rising, mut zp, mut fact) = (s, z.powf(-s - 1.0), 2.0);
+    for (k, b) in BERNOULLI.iter().enumerate() {
+        tail += b / fact * rising * zp;
+        let m = 2.0 * (k as f64 + 1.0);
+        rising *= (s + m - 1.0) * (s + m);
+        zp /= z * z;
+        fact *= (m + 1.0) * (m + 2.0);
+    }
+    sign * gamma(n + 1.0) * (direct + tail)
+}

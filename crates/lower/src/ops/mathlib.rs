@@ -9,7 +9,7 @@ use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, TernaryOp, UnaryOp};
 
 use super::fbuild::{F, V};
-use super::{bessel, digamma, erfinv, explog, gamma, incbeta, incgamma, invtrig, lgamma, special};
+use super::{bessel, digamma, erfinv, explog, gamma, incbeta, incgamma, invtrig, lgamma, polygamma, special};
 use crate::emitter::Emitter;
 use crate::error::Result;
 
@@ -141,6 +141,10 @@ pub fn binary<'c, 'a>(
         }
         BinaryOp::Logaddexp => {
             let r = explog::logaddexp(f, f.widen(dt, a)?, f.widen(dt, b)?)?;
+            f.narrow(dt, r)?
+        }
+        BinaryOp::Polygamma => {
+            let r = polygamma::polygamma(f, f.widen(dt, a)?, f.widen(dt, b)?)?;
             f.narrow(dt, r)?
         }
         BinaryOp::Gammainc | BinaryOp::Gammaincc => {

@@ -17,6 +17,7 @@ pub mod layout;
 pub mod lgamma;
 pub mod linalg;
 pub mod mathlib;
+pub mod polygamma;
 pub mod reduction;
 pub mod scalar;
 pub mod special;

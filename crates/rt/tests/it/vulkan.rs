@@ -61,6 +61,7 @@ fn the_ops_refused_in_f64_are_those_spirv_lacks() {
         "logaddexp" => "logaddexp(x, x)".to_string(),
         "gammainc" | "gammaincc" => format!("{op}(x, x)"),
         "betainc" => "betainc(x, x, x)".to_string(),
+        "polygamma" => "polygamma(x, x)".to_string(),
         "logsumexp" => "broadcast(logsumexp(x), [n])".to_string(),
         "softmax" | "log_softmax" => format!("{op}(x, 0)"),
         // (Its log part; the sign shares the name.)

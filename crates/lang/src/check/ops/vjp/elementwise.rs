@@ -1,8 +1,8 @@
 //! Derivatives of the elementwise ops. Subgradients: `abs` and `sign` have derivative `sign(x)`
 //! and 0 (0 at 0); `maximum`/`minimum` (and so `clip`) send the whole cotangent to the first
 //! operand where the operands tie; the rounding ops, comparisons and logical ops have
-//! derivative 0. `gammaln`'s derivative is `digamma`, and `digamma`'s `trigamma`; `trigamma`'s
-//! own (tetragamma) is not in the language, so differentiating `trigamma` is an error.
+//! derivative 0. `gammaln`'s derivative is `digamma`, `digamma`'s `trigamma`, `trigamma`'s
+//! `polygamma(2, x)` and `polygamma(n, x)`'s `polygamma(n + 1, x)`.
 
 use std::f64::consts::{LN_2, LN_10, PI};
 
@@ -258,7 +258,10 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
             b.mul(ct, d)
         }
         Trigamma => {
-            return Err("`trigamma` has no derivative: it needs the tetragamma function (`polygamma(2, x)`), which ptl does not have".into());
+            // trigamma' = polygamma(2, x)
+            let two = b.lit(x.ty.dtype, 2.0);
+            let d = b.bin(BinaryOp::Polygamma, two, x);
+            b.mul(ct, d)
         }
     };
     Ok(Some(g))
@@ -346,6 +349,19 @@ fn binary(o: BinaryOp, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
                 b.mul(ct, e)
             });
             (gx, gy)
+        }
+        Polygamma => {
+            if ax {
+                return Err("`polygamma` has no derivative in its order `n`; the derivative in `x` is available".into());
+            }
+            // d/dx polygamma(n, x) = polygamma(n + 1, x)
+            let gy = ay.then(|| {
+                let one = b.lit(x.ty.dtype, 1.0);
+                let n1 = b.add(x, one);
+                let d = b.bin(Polygamma, n1, y);
+                b.mul(ct, d)
+            });
+            (None, gy)
         }
         Gammainc | Gammaincc => {
             if ax {
