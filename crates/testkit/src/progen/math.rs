@@ -47,11 +47,11 @@ impl Gen<'_> {
                     0 => format!("arctan2({a}, {b})"),
                     1 => format!("logaddexp(abs({a}), abs({b}))"),
                     4 => {
-                        let f = self.rng.pick(&["gammainc", "gammaincc", "betainc"]);
-                        if f == "betainc" {
-                            format!("betainc(abs({a}) + 0.5, abs({b}) + 0.5, sigmoid({a} - {b}))")
-                        } else {
-                            format!("{f}(abs({a}) + 0.5, abs({b}))")
+                        let f = self.rng.pick(&["gammainc", "gammaincc", "betainc", "polygamma"]);
+                        match f {
+                            "betainc" => format!("betainc(abs({a}) + 0.5, abs({b}) + 0.5, sigmoid({a} - {b}))"),
+                            "polygamma" => format!("polygamma({}, abs({a}) + 0.5)", self.rng.below(4)),
+                            _ => format!("{f}(abs({a}) + 0.5, abs({b}))"),
                         }
                     }
                     2 => format!("mod({a}, abs({b}) + 0.5)"),
