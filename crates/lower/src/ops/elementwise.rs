@@ -33,7 +33,14 @@ pub fn lower<'c, 'a>(
         indexed.push(match &x.kind {
             TExprKind::Op(Op::Broadcast, args) => {
                 let v = expr::lower(e, scope, prog, &args[0])?;
-                layout::broadcast_view(e, scope, v, &args[0].ty, &x.ty, &x.span)?
+                let view = layout::broadcast_view(e, scope, v, &args[0].ty, &x.ty, &x.span)?;
+                // The witness's sizes, checked as the materialised broadcast checks them, so
+                // that both paths report a contradicting size at the broadcast.
+                if let Some(w) = args.get(1) {
+                    let wv = expr::lower(e, scope, prog, w)?;
+                    layout::check_witness(e, v, &args[0].ty, wv, &w.ty, &x.ty, &x.span)?;
+                }
+                view
             }
             _ => {
                 let v = expr::lower(e, scope, prog, x)?;

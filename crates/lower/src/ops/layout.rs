@@ -55,6 +55,31 @@ pub fn broadcast_view<'c, 'a>(
     Ok((x, idx))
 }
 
+/// A `?` result dim that the operand does not stretch into is sized by both the operand and
+/// the broadcast's shape witness: they must agree (the interpreter checks the same, at the
+/// broadcast), or a loop nest sized by one would read the other out of its bounds.
+pub fn check_witness<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    x: Value<'c, 'a>,
+    from: &TensorType,
+    w: Value<'c, 'a>,
+    w_ty: &TensorType,
+    to: &TensorType,
+    span: &Span,
+) -> Result<()> {
+    let woff = to.rank() - w_ty.rank();
+    let previous = crate::checks::at(Some(span.clone()));
+    let off = to.rank() - from.rank();
+    for i in off.max(woff)..to.rank() {
+        if to.dims[i] == Dim::Unknown && !stretches(&from.dims, &to.dims, i) && w_ty.dims[i - woff] != Dim::Static(1) {
+            let (have, want) = (e.dim_value(x, i - off)?, e.dim_value(w, i - woff)?);
+            e.check_equal(have, want, RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i })?;
+        }
+    }
+    crate::checks::at(previous);
+    Ok(())
+}
+
 /// A materialised `Broadcast` node. A `?` result dim the operand stretches into takes its size
 /// from the shape witness (`like`), or is 1 without one.
 pub fn broadcast<'c, 'a>(
@@ -73,17 +98,7 @@ pub fn broadcast<'c, 'a>(
     let mut dtypes = vec![from.dtype];
     if let Some((w, w_ty)) = like {
         let woff = to.rank() - w_ty.rank();
-        // A `?` the operand does not stretch into is sized by both: they must agree, or the
-        // loop nest would read the operand out of its bounds.
-        let previous = crate::checks::at(Some(span.clone()));
-        let off = to.rank() - from.rank();
-        for i in off.max(woff)..to.rank() {
-            if to.dims[i] == Dim::Unknown && !stretches(&from.dims, &to.dims, i) && w_ty.dims[i - woff] != Dim::Static(1) {
-                let (have, want) = (e.dim_value(x, i - off)?, e.dim_value(w, i - woff)?);
-                e.check_equal(have, want, RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i })?;
-            }
-        }
-        crate::checks::at(previous);
+        check_witness(e, x, from, w, w_ty, to, span)?;
         let widx: Vec<Idx> = (0..w_ty.rank())
             .map(|j| if w_ty.dims[j] == Dim::Static(1) && to.dims[woff + j] != Dim::Static(1) { Idx::Zero } else { Idx::Loop(woff + j) })
             .collect();

@@ -143,6 +143,26 @@ fn unknown_dims_are_checked_inside_compiled_code() {
     assert_eq!(e.call(&prog, "h", &[f64s(&[1.0, 2.0])]).unwrap()[0].shape(), &[1, 2]);
 }
 
+/// A `?` operand broadcast into an elementwise op whose sibling contradicts its size: both
+/// paths report it at the broadcast, against the shape witness (the compiled one used to
+/// report the elementwise op's own check instead; random programs, batch seed 1550).
+#[test]
+fn contradicting_sizes_are_reported_at_the_broadcast_on_both_paths() {
+    let src = "fn f(i: i64[?, ?], c: bool[?]) { all(where(c, i, i), 0) }\n\
+               fn g(x: f64[?, ?], y: f64[?]) { x * y + 1.0 }\n";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let mut e = Engine::new(EngineOptions::default()).unwrap();
+    let i = Value::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[2, 3]), vec![2, 3, -2, 4, 4, 1]).unwrap());
+    let c = Value::Bool(ndarray::arr1(&[true, true, true, false, true]).into_dyn());
+    let x = Value::F64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[2, 3]), vec![1.0; 6]).unwrap());
+    for (name, args) in [("f", vec![i, c]), ("g", vec![x, f64s(&[1.0, 2.0])])] {
+        let want = ptl_interp::call_function(&prog, name, &args).expect_err("the interpreter rejects it");
+        let got = e.call(&prog, name, &args).expect_err("compiled code rejects it");
+        assert!(matches!(want, InterpError::Check { .. }), "{name}: {want}");
+        assert_eq!(same_failure(&want, &got), None, "{name}");
+    }
+}
+
 // Random programs: batches of generated functions (`ptl_testkit::progen`), each run by the
 // interpreter and compiled. A case is one generated function. The functions the interpreter
 // runs are compiled together, behind one function that calls them all (`progen::hub`), since
