@@ -4,6 +4,8 @@
 //! `1 - I_{1-x}(b, a)`, with no iteration limit short of convergence. The compiled code uses
 //! Cephes' methods (a power series for small `b x`, and two continued fractions).
 
+use super::incgamma::stirling_corr as corr;
+
 const EPS: f64 = f64::EPSILON / 2.0;
 const MAX_STEPS: u64 = 100_000_000;
 
@@ -52,12 +54,6 @@ fn log_beta(a: f64, b: f64) -> f64 {
         return libm::lgamma(p) + c + p - p * libm::log(p + q) + (q - 0.5) * libm::log1p(-p / (p + q));
     }
     libm::lgamma(p) + libm::lgamma(q) - libm::lgamma(p + q)
-}
-
-/// Stirling's correction `log Gamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`, `x >= 10`.
-fn corr(x: f64) -> f64 {
-    let r = 1.0 / (x * x);
-    (1.0 / 12.0 - r * (1.0 / 360.0 - r * (1.0 / 1260.0 - r * (1.0 / 1680.0 - r * (1.0 / 1188.0 - r * (691.0 / 360360.0 - r / 156.0)))))) / x
 }
 
 /// The continued fraction `1 / (1 + d1 / (1 + d2 / (1 + ...)))` of `I_x(a, b)` (DLMF 8.17.22).

@@ -80,9 +80,7 @@ fn factor(a: f64, x: f64) -> f64 {
     } else {
         libm::log1p(s) - s
     };
-    let r = 1.0 / (a * a);
-    let corr = (1.0 / 12.0 - r * (1.0 / 360.0 - r * (1.0 / 1260.0 - r * (1.0 / 1680.0 - r * (1.0 / 1188.0 - r * (691.0 / 360360.0 - r / 156.0)))))) / a;
-    (a / (2.0 * PI)).sqrt() * libm::exp(a * log1pmx - corr)
+    (a / (2.0 * PI)).sqrt() * libm::exp(a * log1pmx - stirling_corr(a))
 }
 
 /// `P(a, x) = x^a e^-x / Gamma(a + 1) * sum_n x^n / ((a + 1) ... (a + n))`.
@@ -135,4 +133,10 @@ fn fraction(a: f64, x: f64) -> f64 {
         }
     }
     h * scale
+}
+
+/// Stirling's correction `log Gamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`, `x >= 10`.
+pub(super) fn stirling_corr(x: f64) -> f64 {
+    let r = 1.0 / (x * x);
+    (1.0 / 12.0 - r * (1.0 / 360.0 - r * (1.0 / 1260.0 - r * (1.0 / 1680.0 - r * (1.0 / 1188.0 - r * (691.0 / 360360.0 - r / 156.0)))))) / x
 }

@@ -98,6 +98,10 @@ impl<'x, 'c, 'a> F<'x, 'c, 'a> {
     pub fn gt(&self, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<V<'c, 'a>> {
         self.cmp(CmpfPredicate::Ogt, a, b)
     }
+    /// `a <= b` (false for NaN).
+    pub fn le(&self, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<V<'c, 'a>> {
+        self.cmp(CmpfPredicate::Ole, a, b)
+    }
     pub fn ge(&self, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<V<'c, 'a>> {
         self.cmp(CmpfPredicate::Oge, a, b)
     }

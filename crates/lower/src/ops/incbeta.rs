@@ -18,6 +18,7 @@ use super::explog::log1p;
 use super::fbuild::{F, V};
 use super::digamma::digamma;
 use super::gamma::gamma;
+use super::incgamma::stirling_corr as corr;
 use super::lgamma::gammaln;
 use crate::error::Result;
 
@@ -37,7 +38,7 @@ pub fn betainc<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a
     // Elsewhere a stand-in (1, 1, 1/2) keeps the chosen method's loop short.
     let (a, b, x) = (f.sel(special, one, a)?, f.sel(special, one, b)?, f.sel(special, f.c(0.5)?, x)?);
     // The series as it stands, or the arguments swapped past the mean.
-    let fits = |a_b: V<'c, 'a>, x: V<'c, 'a>| -> Result<V<'c, 'a>> { f.and(le(f, f.mul(a_b, x)?, one)?, le(f, x, f.c(0.95)?)?) };
+    let fits = |a_b: V<'c, 'a>, x: V<'c, 'a>| -> Result<V<'c, 'a>> { f.and(f.le(f.mul(a_b, x)?, one)?, f.le(x, f.c(0.95)?)?) };
     let direct = fits(b, x)?;
     let past = f.gt(x, f.div(a, f.add(a, b)?)?)?;
     let flip = f.and(past, f.not(direct)?)?;
@@ -64,11 +65,6 @@ pub fn betainc<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a
     let t = f.sel(x0, zero, t)?;
     let t = f.sel(x1, one, t)?;
     f.sel(undefined, f.c(f64::NAN)?, t)
-}
-
-/// `a <= b` (false for NaN).
-fn le<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<V<'c, 'a>> {
-    f.e.append(melior::dialect::arith::cmpf(f.e.ctx, melior::dialect::arith::CmpfPredicate::Ole, a, b, f.e.loc))
 }
 
 /// `x^a (1 - x)^b / (a B(a, b))` (`xc` is `1 - x`).
@@ -120,12 +116,6 @@ fn log_beta<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<V<'c
     let log_gamma_s = f.add(gammaln(f, s_hi)?, f.mul(digamma(f, s_hi)?, e)?)?;
     let none = f.sub(f.add(gammaln(f, p)?, gammaln(f, q)?)?, log_gamma_s)?;
     f.sel(f.gec(p, 10.0)?, both, f.sel(f.gec(q, 10.0)?, one, none)?)
-}
-
-/// Stirling's correction `log Gamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`, `x >= 10`.
-fn corr<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
-    let r = f.div(f.c(1.0)?, f.mul(x, x)?)?;
-    f.div(f.poly(r, &[1.0 / 12.0, -1.0 / 360.0, 1.0 / 1260.0, -1.0 / 1680.0, 1.0 / 1188.0, -691.0 / 360360.0, 1.0 / 156.0])?, x)
 }
 
 /// Cephes' `pseries`: `x^a / B(a, b) (1/a + sum_n (1 - b)...(n - b) x^n / (n! (a + n)))`.

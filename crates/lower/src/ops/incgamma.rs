@@ -198,10 +198,15 @@ fn factor<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 
     // Far from a, `a log(x / a) + a - x` (log1p of t near -1 would magnify the rounding of t).
     let far = f.add(f.mul(a, f.log(f.div(x, a)?)?)?, f.sub(a, x)?)?;
     let exponent = f.sel(f.ltc(f.abs(t)?, 0.5)?, near, far)?;
-    let r = f.div(f.c(1.0)?, f.mul(a, a)?)?;
-    let corr = f.div(f.poly(r, &[1.0 / 12.0, -1.0 / 360.0, 1.0 / 1260.0, -1.0 / 1680.0, 1.0 / 1188.0, -691.0 / 360360.0, 1.0 / 156.0])?, a)?;
+    let corr = stirling_corr(f, a)?;
     let stirling = f.mul(f.sqrt(f.div(a, f.c(TWO_PI)?)?)?, f.exp(f.sub(exponent, corr)?)?)?;
     f.sel(f.ltc(a, 10.0)?, direct, stirling)
+}
+
+/// Stirling's correction `log Gamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2)`, for `x >= 10`.
+pub(super) fn stirling_corr<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let r = f.div(f.c(1.0)?, f.mul(x, x)?)?;
+    f.div(f.poly(r, &[1.0 / 12.0, -1.0 / 360.0, 1.0 / 1260.0, -1.0 / 1680.0, 1.0 / 1188.0, -691.0 / 360360.0, 1.0 / 156.0])?, x)
 }
 
 /// `log Gamma(1 + a)`, accurate near `a = 0` and `a = 1` (Cephes' `lgam1p`).

@@ -33,7 +33,7 @@ const EM: [f64; 12] = [
 /// `polygamma(n, x)`.
 pub fn polygamma<'c, 'a>(f: F<'_, 'c, 'a>, n: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let valid = f.and(f.gec(n, 0.0)?, f.eq(n, f.floor(n)?)?)?;
-    let pole = f.and(f.e.append(melior::dialect::arith::cmpf(f.e.ctx, melior::dialect::arith::CmpfPredicate::Ole, x, f.c(0.0)?, f.e.loc))?, f.eq(x, f.floor(x)?)?)?;
+    let pole = f.and(f.le(x, f.c(0.0)?)?, f.eq(x, f.floor(x)?)?)?;
     let far = f.ltc(x, -16_777_216.0)?;
     let plain = f.and(f.and(valid, f.not(pole)?)?, f.and(f.not(far)?, f.not(f.is_inf(x)?)?)?)?;
     // Elsewhere a stand-in (n = 1, x = 1) keeps the loop short.
@@ -71,7 +71,7 @@ fn hurwitz<'c, 'a>(f: F<'_, 'c, 'a>, s: V<'c, 'a>, q: V<'c, 'a>, n_odd: V<'c, 'a
         let b = power(g, a, s, s_odd)?;
         let sum = g.add(st[3], b)?;
         let done = g.ltc(g.abs(g.div(b, sum)?)?, EPS)?;
-        let more = g.or(g.ltc(i, 9.0)?, g.e.append(melior::dialect::arith::cmpf(g.e.ctx, melior::dialect::arith::CmpfPredicate::Ole, a, g.c(9.0)?, g.e.loc))?)?;
+        let more = g.or(g.ltc(i, 9.0)?, g.le(a, g.c(9.0)?)?)?;
         let go = g.and(g.not(done)?, more)?;
         Ok((vec![i, a, b, sum, done], go))
     })?;
