@@ -29,8 +29,10 @@ test: setup
 	@bash scripts/keep-eerie-fresh.sh
 	@if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then $(MAKE) --no-print-directory test-python; fi
 
+# One test process per core (pytest-xdist), then the tests marked `serial` alone.
 test-python:
-	$(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/python
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider -n auto -m "not serial" tests/python
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider -m serial tests/python
 
 # Benchmarks: criterion (crates/rt/benches), the memory soak and bench/run.py (NumPy, PyTensor,
 # iree.runtime); prints one table, writes bench/results/latest.{json,png}. About 10 minutes.

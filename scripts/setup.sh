@@ -21,12 +21,12 @@ find_python() {
 }
 PYTHON=$(find_python)
 if [ -n "$PYTHON" ]; then
-  PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.3.7" "pymc==6.4.0" "maturin>=1.7,<2" "pytest" "pexpect")
+  PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.3.7" "pymc==6.4.0" "maturin>=1.7,<2" "pytest" "pytest-xdist>=3.6,<4" "pexpect")
 else
   PYTHON=$(command -v python3)
   echo "setup: no Python 3.12 or newer found (PATH, PTL_PYTHON, pyenv): using $($PYTHON --version 2>&1) with" \
        "PyTensor 3.0.7 and without PyMC; the PyMC tests will be skipped" >&2
-  PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.0.7" "maturin>=1.7,<2" "pytest" "pexpect")
+  PY_PACKAGES=("cmake<4" "iree-base-compiler==3.13.0" "numpy<2.3" "pytensor==3.0.7" "maturin>=1.7,<2" "pytest" "pytest-xdist>=3.6,<4" "pexpect")
 fi
 # A venv of another Python is made again.
 want_version=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')

@@ -16,6 +16,14 @@ pytensor_ptl = pytest.importorskip("pytensor_ptl")
 ROOT = Path(__file__).resolve().parents[2]
 PTL_BIN = ROOT / "target" / "debug" / "ptl"
 
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "serial: depends on timing (a signal sent after a delay, a thread's gaps), so `make test` "
+        "runs it after the others, alone, rather than beside another test process",
+    )
+
 _NP_TO_PTL = {"bool": "bool", "int32": "i32", "int64": "i64", "float32": "f32", "float64": "f64"}
 
 

@@ -17,6 +17,9 @@ import pytest
 
 import pytensor_ptl as ptl
 
+# Signals sent after a delay: run alone (see conftest.py).
+pytestmark = pytest.mark.serial
+
 # 10^11 steps: hours, so only an interrupt ends the call within the test's time.
 SPIN = "let r = loop s = 1.0 for i in 0..{n} {{ s * 0.5 + 1.0 }};\nprint(r);"
 

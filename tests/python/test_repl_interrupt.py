@@ -13,6 +13,9 @@ import pytest
 
 pty = pytest.importorskip("pty")
 
+# Ctrl-C typed after a delay long enough for a compile: run alone (see conftest.py).
+pytestmark = pytest.mark.serial
+
 PTL = pathlib.Path(__file__).resolve().parents[2] / "target" / "debug" / "ptl"
 
 

@@ -61,6 +61,7 @@ def test_wrong_rank_and_shape_are_clear_errors():
     assert "argument `y`" in str(e.value) and "argument `x` fixed `x_dim1` = 4" in str(e.value), str(e.value)
 
 
+@pytest.mark.serial
 def test_the_gil_is_released_while_ptl_computes():
     import threading
     import time
