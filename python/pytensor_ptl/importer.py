@@ -346,6 +346,8 @@ _MATH_OPS = {
     psm.GammaLn: "gammaln",
     psm.GammaInc: "gammainc",
     psm.GammaIncC: "gammaincc",
+    psm.GammaIncInv: "gammaincinv",
+    psm.GammaIncCInv: "gammainccinv",
     psm.BetaInc: "betainc",
     psm.Psi: "digamma",
     psm.Log1mexp: "log1mexp",

@@ -237,6 +237,21 @@ def test_incomplete_gamma_gradient_in_a_falls_back():
     _compare([a, x], pt.grad(y, a), args)
 
 
+def test_inverse_incomplete_gamma_with_its_gradient_in_y():
+    """gammaincinv and gammainccinv (a Gamma quantile) with PyTensor's gradient in y, without
+    fallback; both tails, a from small to large."""
+    from conftest import compare_strict
+
+    a = pt.vector("a")
+    y = pt.vector("y")
+    x = pt.gammaincinv(a, y)
+    xc = pt.gammainccinv(a, y)
+    av = np.array([0.05, 0.5, 1.0, 2.5, 7.0, 30.0, 150.0, 1e4])
+    yv = np.array([0.3, 1e-8, 0.5, 0.9, 0.999, 0.2, 0.7, 0.5])
+    compare_strict([a, y], [x, xc], [av, yv], rtol=1e-12, atol=0)
+    compare_strict([a, y], [pt.grad(x.sum(), y), pt.grad(xc.sum(), y)], [av, yv], rtol=1e-10, atol=0)
+
+
 def test_incomplete_beta_with_its_gradient_in_x():
     """betainc (a Beta, Student-t or binomial CDF) with PyTensor's gradient in x, without
     fallback."""

@@ -228,6 +228,10 @@ pub enum BinaryOp {
     /// gamma functions `P(a, x)` and `Q(a, x) = 1 - P(a, x)` (SciPy's).
     Gammainc,
     Gammaincc,
+    /// `gammaincinv(a, y)` and `gammainccinv(a, y)`: their inverses in `x`, the `x` with
+    /// `P(a, x) = y` and the `x` with `Q(a, x) = y` (SciPy's).
+    Gammaincinv,
+    Gammainccinv,
     /// `polygamma(n, x)`: the n-th derivative of digamma (SciPy's); `n` a non-negative integer.
     Polygamma,
     /// Logical ops on bool operands (the checker casts numbers to bool first).
@@ -248,6 +252,8 @@ impl BinaryOp {
         BinaryOp::Logaddexp,
         BinaryOp::Gammainc,
         BinaryOp::Gammaincc,
+        BinaryOp::Gammaincinv,
+        BinaryOp::Gammainccinv,
         BinaryOp::Polygamma,
         BinaryOp::LogicalAnd,
         BinaryOp::LogicalOr,
@@ -256,7 +262,7 @@ impl BinaryOp {
 
     /// Float functions: integer operands are computed in `f64`, as NumPy does.
     pub fn is_float_function(self) -> bool {
-        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc | BinaryOp::Polygamma)
+        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc | BinaryOp::Gammaincinv | BinaryOp::Gammainccinv | BinaryOp::Polygamma)
     }
 
     /// `logical_and`, `logical_or`, `logical_xor`: bool operands and result.
@@ -271,7 +277,7 @@ impl BinaryOp {
     /// Arithmetic ops, undefined on bool.
     pub fn is_arithmetic(self) -> bool {
         use BinaryOp::*;
-        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc | Polygamma)
+        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc | Gammaincinv | Gammainccinv | Polygamma)
     }
 
     pub fn name(self) -> &'static str {
@@ -295,6 +301,8 @@ impl BinaryOp {
             BinaryOp::Logaddexp => "logaddexp",
             BinaryOp::Gammainc => "gammainc",
             BinaryOp::Gammaincc => "gammaincc",
+            BinaryOp::Gammaincinv => "gammaincinv",
+            BinaryOp::Gammainccinv => "gammainccinv",
             BinaryOp::Polygamma => "polygamma",
             BinaryOp::LogicalAnd => "logical_and",
             BinaryOp::LogicalOr => "logical_or",
@@ -826,6 +834,7 @@ impl Builtin {
             Builtin::Unary(_) => format!("{n}(x)"),
             Builtin::Pair(BinaryOp::Arctan2) => format!("{n}(y, x)"),
             Builtin::Pair(BinaryOp::Gammainc | BinaryOp::Gammaincc) => format!("{n}(a, x)"),
+            Builtin::Pair(BinaryOp::Gammaincinv | BinaryOp::Gammainccinv) => format!("{n}(a, y)"),
             Builtin::Pair(BinaryOp::Polygamma) => format!("{n}(n, x)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
             Builtin::Triple(TernaryOp::Betainc) => format!("{n}(a, b, x)"),

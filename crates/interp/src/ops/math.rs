@@ -101,6 +101,8 @@ pub(crate) fn binary_f64(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
         BinaryOp::Logaddexp => logaddexp,
         BinaryOp::Gammainc => super::incgamma::gammainc,
         BinaryOp::Gammaincc => super::incgamma::gammaincc,
+        BinaryOp::Gammaincinv => super::incgamma_inv::gammaincinv,
+        BinaryOp::Gammainccinv => super::incgamma_inv::gammainccinv,
         BinaryOp::Polygamma => super::special::polygamma,
         _ => return None,
     })

@@ -7,6 +7,7 @@ mod contraction;
 pub(crate) mod elementwise;
 mod incbeta;
 mod incgamma;
+mod incgamma_inv;
 mod indexing;
 mod layout;
 mod linalg;

@@ -190,7 +190,7 @@ fn log1pmx<'c, 'a>(f: F<'_, 'c, 'a>, t: V<'c, 'a>) -> Result<V<'c, 'a>> {
 }
 
 /// `x^a e^-x / Gamma(a)`.
-fn factor<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+pub(super) fn factor<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let direct = f.exp(f.sub(f.sub(f.mul(a, f.log(x)?)?, x)?, gammaln(f, a)?)?)?;
     // Stirling: log Gamma(a) = (a - 1/2) log a - a + log(2 pi) / 2 + corr(a).
     let t = f.div(f.sub(x, a)?, a)?;

@@ -9,7 +9,7 @@ use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, TernaryOp, UnaryOp};
 
 use super::fbuild::{F, V};
-use super::{bessel, digamma, erfinv, explog, gamma, incbeta, incgamma, invtrig, lgamma, polygamma, special};
+use super::{bessel, digamma, erfinv, explog, gamma, incbeta, incgamma, incgamma_inv, invtrig, lgamma, polygamma, special};
 use crate::emitter::Emitter;
 use crate::error::Result;
 
@@ -149,6 +149,10 @@ pub fn binary<'c, 'a>(
         }
         BinaryOp::Gammainc | BinaryOp::Gammaincc => {
             let r = incgamma::incgamma(f, f.widen(dt, a)?, f.widen(dt, b)?, op == BinaryOp::Gammaincc)?;
+            f.narrow(dt, r)?
+        }
+        BinaryOp::Gammaincinv | BinaryOp::Gammainccinv => {
+            let r = incgamma_inv::incgamma_inv(f, f.widen(dt, a)?, f.widen(dt, b)?, op == BinaryOp::Gammainccinv)?;
             f.narrow(dt, r)?
         }
         _ => return Ok(None),

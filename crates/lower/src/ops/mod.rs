@@ -12,6 +12,7 @@ pub mod fbuild;
 pub mod gamma;
 pub mod incbeta;
 pub mod incgamma;
+mod incgamma_inv;
 pub mod invtrig;
 pub mod layout;
 pub mod lgamma;

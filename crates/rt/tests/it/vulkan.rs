@@ -60,6 +60,7 @@ fn the_ops_refused_in_f64_are_those_spirv_lacks() {
         "**" => "x ** (x + 0.5)".to_string(),
         "logaddexp" => "logaddexp(x, x)".to_string(),
         "gammainc" | "gammaincc" => format!("{op}(x, x)"),
+        "gammaincinv" | "gammainccinv" => format!("{op}(x + 1.0, sigmoid(x))"),
         "betainc" => "betainc(x, x, x)".to_string(),
         "polygamma" => "polygamma(x, x)".to_string(),
         "logsumexp" => "broadcast(logsumexp(x), [n])".to_string(),

@@ -385,6 +385,29 @@ fn binary(o: BinaryOp, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             });
             (None, gy)
         }
+        Gammaincinv | Gammainccinv => {
+            if ax {
+                return Err(format!(
+                    "`{}` has no derivative in its first operand `a` in ptl; the derivative in `y` is available",
+                    o.name()
+                ));
+            }
+            // With x = gammaincinv(a, y): dx/dy = 1 / (d/dx P(a, x)) = Gamma(a) e^x x^(1 - a),
+            // and the negative of that for gammainccinv.
+            let gy = ay.then(|| {
+                let one = b.lit(x.ty.dtype, 1.0);
+                let am1 = b.sub(x.clone(), one);
+                let l = b.un(UnaryOp::Log, out.clone());
+                let t = b.mul(am1, l);
+                let t = b.sub(out, t);
+                let g = b.un(UnaryOp::Gammaln, x);
+                let t = b.add(t, g);
+                let d = b.un(UnaryOp::Exp, t);
+                let g = b.mul(ct, d);
+                if o == Gammainccinv { b.neg(g) } else { g }
+            });
+            (None, gy)
+        }
         FloorDivide | Lt | Le | Gt | Ge | Eq | Ne | LogicalAnd | LogicalOr | LogicalXor => (None, None),
     };
     Ok(vec![gx, gy])
