@@ -349,6 +349,7 @@ _MATH_OPS = {
     psm.GammaIncInv: "gammaincinv",
     psm.GammaIncCInv: "gammainccinv",
     psm.BetaInc: "betainc",
+    psm.BetaIncInv: "betaincinv",
     psm.Psi: "digamma",
     psm.Log1mexp: "log1mexp",
     psm.I0: "i0",

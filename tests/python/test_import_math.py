@@ -252,6 +252,21 @@ def test_inverse_incomplete_gamma_with_its_gradient_in_y():
     compare_strict([a, y], [pt.grad(x.sum(), y), pt.grad(xc.sum(), y)], [av, yv], rtol=1e-10, atol=0)
 
 
+def test_inverse_incomplete_beta_with_its_gradient_in_y():
+    """betaincinv (a Beta quantile) with PyTensor's gradient in y, without fallback."""
+    from conftest import compare_strict
+
+    a = pt.vector("a")
+    b = pt.vector("b")
+    y = pt.vector("y")
+    x = pt.betaincinv(a, b, y)
+    av = np.array([0.5, 2.0, 5.0, 30.0, 0.1, 100.0, 1.0])
+    bv = np.array([0.5, 3.0, 1.0, 40.0, 200.0, 100.0, 7.0])
+    yv = np.array([0.3, 0.5, 0.999, 0.45, 0.2, 0.52, 1e-6])
+    compare_strict([a, b, y], [x], [av, bv, yv], rtol=1e-12, atol=0)
+    compare_strict([a, b, y], [pt.grad(x.sum(), y)], [av, bv, yv], rtol=1e-10, atol=0)
+
+
 def test_incomplete_beta_with_its_gradient_in_x():
     """betainc (a Beta, Student-t or binomial CDF) with PyTensor's gradient in x, without
     fallback."""

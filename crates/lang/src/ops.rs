@@ -316,14 +316,17 @@ impl BinaryOp {
 pub enum TernaryOp {
     /// `betainc(a, b, x)`: the regularised incomplete beta function `I_x(a, b)` (SciPy's).
     Betainc,
+    /// `betaincinv(a, b, y)`: its inverse in `x`, the `x` with `I_x(a, b) = y` (SciPy's).
+    Betaincinv,
 }
 
 impl TernaryOp {
-    pub const CALLABLE: &[TernaryOp] = &[TernaryOp::Betainc];
+    pub const CALLABLE: &[TernaryOp] = &[TernaryOp::Betainc, TernaryOp::Betaincinv];
 
     pub fn name(self) -> &'static str {
         match self {
             TernaryOp::Betainc => "betainc",
+            TernaryOp::Betaincinv => "betaincinv",
         }
     }
 }
@@ -838,6 +841,7 @@ impl Builtin {
             Builtin::Pair(BinaryOp::Polygamma) => format!("{n}(n, x)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
             Builtin::Triple(TernaryOp::Betainc) => format!("{n}(a, b, x)"),
+            Builtin::Triple(TernaryOp::Betaincinv) => format!("{n}(a, b, y)"),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) => format!("{n}(x), {n}(x, axes), {n}(x, axes, ddof)"),
             Builtin::Reduce(_) => format!("{n}(x), {n}(x, axes)"),
             Builtin::Arg { .. } | Builtin::Scan { .. } | Builtin::Sort { .. } => format!("{n}(x), {n}(x, axis)"),

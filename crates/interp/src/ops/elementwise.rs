@@ -115,6 +115,7 @@ fn int_unary<T: IntElem>(op: UnaryOp, a: ArrayD<T>, span: &Span) -> Result<Array
 fn ternary(op: TernaryOp, a: &Value, b: &Value, x: &Value, span: &Span) -> Result<Value> {
     let f = match op {
         TernaryOp::Betainc => super::incbeta::betainc,
+        TernaryOp::Betaincinv => super::incbeta_inv::betaincinv,
     };
     fn zip3<T: Copy + Into<f64>>(a: &ArrayD<T>, b: &ArrayD<T>, x: &ArrayD<T>, span: &Span, f: impl Fn(f64, f64, f64) -> f64) -> Result<ArrayD<f64>> {
         if a.shape() != b.shape() || a.shape() != x.shape() {

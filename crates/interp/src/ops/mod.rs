@@ -6,6 +6,7 @@ mod bessel;
 mod contraction;
 pub(crate) mod elementwise;
 mod incbeta;
+mod incbeta_inv;
 mod incgamma;
 mod incgamma_inv;
 mod indexing;

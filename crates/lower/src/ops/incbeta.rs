@@ -68,7 +68,7 @@ pub fn betainc<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a
 }
 
 /// `x^a (1 - x)^b / (a B(a, b))` (`xc` is `1 - x`).
-fn front<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a>, xc: V<'c, 'a>) -> Result<V<'c, 'a>> {
+pub(super) fn front<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a>, xc: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let powers = f.add(f.mul(a, f.log(x)?)?, f.mul(b, f.log(xc)?)?)?;
     let by_gamma = f.div(f.mul(f.exp(powers)?, inverse_beta(f, a, b)?)?, a)?;
     let by_log = f.exp(f.sub(f.sub(powers, log_beta(f, a, b)?)?, f.log(a)?)?)?;
@@ -101,7 +101,7 @@ fn inverse_beta<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<
 /// `log(2 pi) / 2 + (p - 1/2) log(p / (p + q)) + (q - 1/2) log(q / (p + q)) - log(p + q) / 2`
 /// plus the corrections; from `q = max(a, b) >= 10` `gammaln(p)` and Stirling for the rest;
 /// else the three `gammaln`.
-fn log_beta<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<V<'c, 'a>> {
+pub(super) fn log_beta<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let (p, q) = (f.min(a, b)?, f.max(a, b)?);
     let s = f.add(p, q)?;
     // log(q / s) as log1p(-p / s): q / s is near 1 where p is small, and its rounding,

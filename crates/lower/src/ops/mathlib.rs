@@ -9,7 +9,7 @@ use ptl_lang::DType;
 use ptl_lang::typed::{BinaryOp, TernaryOp, UnaryOp};
 
 use super::fbuild::{F, V};
-use super::{bessel, digamma, erfinv, explog, gamma, incbeta, incgamma, incgamma_inv, invtrig, lgamma, polygamma, special};
+use super::{bessel, digamma, erfinv, explog, gamma, incbeta, incbeta_inv, incgamma, incgamma_inv, invtrig, lgamma, polygamma, special};
 use crate::emitter::Emitter;
 use crate::error::Result;
 
@@ -165,6 +165,7 @@ pub fn ternary<'c, 'a>(e: &Emitter<'c, 'a>, op: TernaryOp, dt: DType, a: Value<'
     let f = F::new(e);
     let r = match op {
         TernaryOp::Betainc => incbeta::betainc(f, f.widen(dt, a)?, f.widen(dt, b)?, f.widen(dt, x)?)?,
+        TernaryOp::Betaincinv => incbeta_inv::betaincinv(f, f.widen(dt, a)?, f.widen(dt, b)?, f.widen(dt, x)?)?,
     };
     f.narrow(dt, r)
 }

@@ -13,6 +13,7 @@ pub mod gamma;
 pub mod incbeta;
 pub mod incgamma;
 mod incgamma_inv;
+mod incbeta_inv;
 pub mod invtrig;
 pub mod layout;
 pub mod lgamma;

@@ -167,6 +167,7 @@ fn arithmetic_and_selection() {
         ("gammainc x", "fn f(a: f64[4], x: f64[4]) -> f64 { sum(gammainc(a * a + 0.5, x * x + 0.1)) }", "x", two(v4(), b4())),
         ("betainc x", "fn f(a: f64[4], x: f64[4]) -> f64 { sum(betainc(a * a + 0.5, 2.5, sigmoid(x))) }", "x", two(v4(), b4())),
         ("gammaincc x", "fn f(a: f64[4], x: f64[4]) -> f64 { sum(gammaincc(a * a + 0.5, x * x + 0.1)) }", "x", two(v4(), b4())),
+        ("betaincinv y", "fn f(a: f64[4], y: f64[4]) -> f64 { sum(betaincinv(a * a + 0.5, 2.5, sigmoid(y))) }", "y", two(v4(), b4())),
         ("gammaincinv y", "fn f(a: f64[4], y: f64[4]) -> f64 { sum(gammaincinv(a * a + 0.5, sigmoid(y))) }", "y", two(v4(), b4())),
         ("gammainccinv y", "fn f(a: f64[4], y: f64[4]) -> f64 { sum(gammainccinv(a * a + 0.5, sigmoid(y))) }", "y", two(v4(), b4())),
         ("cast f32", "fn f(x: f64[4]) -> f64 { sum(cast(cast(x, f32), f64) * 0.0 + x * x) }", "x", vec![v4()]),

@@ -62,6 +62,7 @@ fn the_ops_refused_in_f64_are_those_spirv_lacks() {
         "gammainc" | "gammaincc" => format!("{op}(x, x)"),
         "gammaincinv" | "gammainccinv" => format!("{op}(x + 1.0, sigmoid(x))"),
         "betainc" => "betainc(x, x, x)".to_string(),
+        "betaincinv" => "betaincinv(x + 1.0, x + 2.0, sigmoid(x))".to_string(),
         "polygamma" => "polygamma(x, x)".to_string(),
         "logsumexp" => "broadcast(logsumexp(x), [n])".to_string(),
         "softmax" | "log_softmax" => format!("{op}(x, 0)"),

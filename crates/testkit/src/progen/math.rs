@@ -47,9 +47,10 @@ impl Gen<'_> {
                     0 => format!("arctan2({a}, {b})"),
                     1 => format!("logaddexp(abs({a}), abs({b}))"),
                     4 => {
-                        let f = self.rng.pick(&["gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "polygamma"]);
+                        let f = self.rng.pick(&["gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "polygamma"]);
                         match f {
                             "betainc" => format!("betainc(abs({a}) + 0.5, abs({b}) + 0.5, sigmoid({a} - {b}))"),
+                            "betaincinv" => format!("betaincinv(abs({a}) + 0.5, abs({b}) + 0.5, sigmoid({a} - {b}))"),
                             "polygamma" => format!("polygamma({}, abs({a}) + 0.5)", self.rng.below(4)),
                             "gammaincinv" | "gammainccinv" => format!("{f}(abs({a}) + 0.5, sigmoid({b}))"),
                             _ => format!("{f}(abs({a}) + 0.5, abs({b}))"),

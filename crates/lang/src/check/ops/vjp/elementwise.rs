@@ -15,33 +15,23 @@ pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
     match op {
         Op::Unary(u) => Ok(vec![unary(*u, b, n.x().clone(), n.out.clone(), ct)?]),
         Op::Binary(o) => binary(*o, b, n, ct),
-        Op::Ternary(TernaryOp::Betainc) => {
+        Op::Ternary(t @ (TernaryOp::Betainc | TernaryOp::Betaincinv)) => {
+            let inverse = *t == TernaryOp::Betaincinv;
             if n.active[0] || n.active[1] {
-                return Err("`betainc` has no derivative in its operands `a` and `b` in ptl; the derivative in `x` is available".into());
+                let wrt = if inverse { "y" } else { "x" };
+                return Err(format!("`{}` has no derivative in its operands `a` and `b` in ptl; the derivative in `{wrt}` is available", t.name()));
             }
-            // d/dx I_x(a, b) = x^(a - 1) (1 - x)^(b - 1) / B(a, b)
-            let gx = n.active[2].then(|| {
-                let (a, bb, x) = (n.args[0].clone(), n.args[1].clone(), n.args[2].clone());
-                let one = b.lit(x.ty.dtype, 1.0);
-                let am1 = b.sub(a.clone(), one.clone());
-                let bm1 = b.sub(bb.clone(), one);
-                let lx = b.un(UnaryOp::Log, x.clone());
-                let mx = b.neg(x);
-                let l1x = b.un(UnaryOp::Log1p, mx);
-                let t1 = b.mul(am1, lx);
-                let t2 = b.mul(bm1, l1x);
-                let t = b.add(t1, t2);
-                let ga = b.un(UnaryOp::Gammaln, a.clone());
-                let gb = b.un(UnaryOp::Gammaln, bb.clone());
-                let ab = b.add(a, bb);
-                let gab = b.un(UnaryOp::Gammaln, ab);
-                let t = b.add(t, gab);
-                let t = b.sub(t, ga);
-                let t = b.sub(t, gb);
+            // d/dx I_x(a, b) = x^(a - 1) (1 - x)^(b - 1) / B(a, b), the Beta density; with
+            // x = betaincinv(a, b, y), dx/dy is one over it at x.
+            let g = n.active[2].then(|| {
+                let (a, bb) = (n.args[0].clone(), n.args[1].clone());
+                let x = if inverse { n.out.clone() } else { n.args[2].clone() };
+                let t = log_beta_density(b, a, bb, x);
+                let t = if inverse { b.neg(t) } else { t };
                 let d = b.un(UnaryOp::Exp, t);
                 b.mul(ct, d)
             });
-            Ok(vec![None, None, gx])
+            Ok(vec![None, None, g])
         }
         Op::Select => {
             let c = n.args[0].clone();
@@ -269,6 +259,37 @@ fn unary(u: UnaryOp, b: &mut Builder, x: TExpr, y: TExpr, ct: TExpr) -> Result<O
 
 /// `d`, but 1/2 where `x` is 0: the derivatives of `i1`, `i1e` and `j1` there, where their
 /// formulas divide 0 by 0.
+/// `log` of the Gamma(a) density at `x`: `(a - 1) log x - x - gammaln(a)`.
+fn log_gamma_density(b: &mut Builder, a: TExpr, x: TExpr) -> TExpr {
+    let one = b.lit(a.ty.dtype, 1.0);
+    let am1 = b.sub(a.clone(), one);
+    let l = b.un(UnaryOp::Log, x.clone());
+    let t = b.mul(am1, l);
+    let t = b.sub(t, x);
+    let g = b.un(UnaryOp::Gammaln, a);
+    b.sub(t, g)
+}
+
+/// `log` of the Beta(a, bb) density at `x`: `(a - 1) log x + (bb - 1) log1p(-x) - log B(a, bb)`.
+fn log_beta_density(b: &mut Builder, a: TExpr, bb: TExpr, x: TExpr) -> TExpr {
+    let one = b.lit(x.ty.dtype, 1.0);
+    let am1 = b.sub(a.clone(), one.clone());
+    let bm1 = b.sub(bb.clone(), one);
+    let lx = b.un(UnaryOp::Log, x.clone());
+    let mx = b.neg(x);
+    let l1x = b.un(UnaryOp::Log1p, mx);
+    let t1 = b.mul(am1, lx);
+    let t2 = b.mul(bm1, l1x);
+    let t = b.add(t1, t2);
+    let ga = b.un(UnaryOp::Gammaln, a.clone());
+    let gb = b.un(UnaryOp::Gammaln, bb.clone());
+    let ab = b.add(a, bb);
+    let gab = b.un(UnaryOp::Gammaln, ab);
+    let t = b.add(t, gab);
+    let t = b.sub(t, ga);
+    b.sub(t, gb)
+}
+
 fn half_at_zero(b: &mut Builder, x: TExpr, d: TExpr) -> TExpr {
     let zero = b.lit(x.ty.dtype, 0.0);
     let half = b.lit(x.ty.dtype, 0.5);
@@ -363,48 +384,24 @@ fn binary(o: BinaryOp, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             });
             (None, gy)
         }
-        Gammainc | Gammaincc => {
+        Gammainc | Gammaincc | Gammaincinv | Gammainccinv => {
+            let inverse = matches!(o, Gammaincinv | Gammainccinv);
             if ax {
+                let wrt = if inverse { "y" } else { "x" };
                 return Err(format!(
-                    "`{}` has no derivative in its first operand `a` in ptl; the derivative in `x` is available",
+                    "`{}` has no derivative in its first operand `a` in ptl; the derivative in `{wrt}` is available",
                     o.name()
                 ));
             }
-            // d/dx P(a, x) = -d/dx Q(a, x) = x^(a - 1) e^-x / Gamma(a)
+            // d/dx P(a, x) = -d/dx Q(a, x) = x^(a - 1) e^-x / Gamma(a), the Gamma density; with
+            // x = gammaincinv(a, y), dx/dy is one over it at x (negated for gammainccinv).
             let gy = ay.then(|| {
-                let one = b.lit(x.ty.dtype, 1.0);
-                let am1 = b.sub(x.clone(), one);
-                let l = b.un(UnaryOp::Log, y.clone());
-                let t = b.mul(am1, l);
-                let t = b.sub(t, y);
-                let g = b.un(UnaryOp::Gammaln, x);
-                let t = b.sub(t, g);
+                let at = if inverse { out } else { y };
+                let t = log_gamma_density(b, x, at);
+                let t = if inverse { b.neg(t) } else { t };
                 let d = b.un(UnaryOp::Exp, t);
                 let g = b.mul(ct, d);
-                if o == Gammaincc { b.neg(g) } else { g }
-            });
-            (None, gy)
-        }
-        Gammaincinv | Gammainccinv => {
-            if ax {
-                return Err(format!(
-                    "`{}` has no derivative in its first operand `a` in ptl; the derivative in `y` is available",
-                    o.name()
-                ));
-            }
-            // With x = gammaincinv(a, y): dx/dy = 1 / (d/dx P(a, x)) = Gamma(a) e^x x^(1 - a),
-            // and the negative of that for gammainccinv.
-            let gy = ay.then(|| {
-                let one = b.lit(x.ty.dtype, 1.0);
-                let am1 = b.sub(x.clone(), one);
-                let l = b.un(UnaryOp::Log, out.clone());
-                let t = b.mul(am1, l);
-                let t = b.sub(out, t);
-                let g = b.un(UnaryOp::Gammaln, x);
-                let t = b.add(t, g);
-                let d = b.un(UnaryOp::Exp, t);
-                let g = b.mul(ct, d);
-                if o == Gammainccinv { b.neg(g) } else { g }
+                if matches!(o, Gammaincc | Gammainccinv) { b.neg(g) } else { g }
             });
             (None, gy)
         }
