@@ -14,10 +14,10 @@
 use super::control::{switch, while_loop};
 use super::fbuild::{F, V};
 use super::incbeta::{betainc, front, log_beta};
+use super::roots::newton_in_log;
 use crate::error::Result;
 
 const MAX_STEPS: i64 = 300;
-const TOLERANCE: f64 = 4.0 * f64::EPSILON;
 /// Below this `w`, `1 - w` no longer holds enough of `w` to compute `1 - I` from it.
 const SMALL_W: f64 = 1.0 / 1024.0;
 
@@ -63,19 +63,8 @@ pub fn betaincinv<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, y: V<'c,
         // h = log I - log s, or log(1 - s) - log(1 - I): rises with log w, with slope
         // w^p (1 - w)^(q - 1) / (B I) (or / (B (1 - I))).
         let value = g.sel(upper, g.sub(g.log(sc)?, g.log(tail)?)?, g.sub(g.log(tail)?, g.log(s)?)?)?;
-        let below = g.ltc(value, 0.0)?;
-        let lo = g.sel(below, w, lo)?;
-        let hi = g.sel(below, hi, w)?;
         let slope = g.div(g.mul(front(g, p, q, w, wc)?, p)?, g.mul(wc, tail)?)?;
-        let step = g.div(value, slope)?;
-        let next = g.mul(w, g.exp(g.neg(step)?)?)?;
-        let inside = g.and(g.gt(next, lo)?, g.lt(next, hi)?)?;
-        let bisect = g.sel(g.eqc(lo, 0.0)?, g.mulc(w, 0.125)?, g.mul(g.sqrt(lo)?, g.sqrt(hi)?)?)?;
-        let converged = g.le(g.abs(step)?, g.c(TOLERANCE)?)?;
-        let next = g.sel(g.or(inside, converged)?, next, bisect)?;
-        let moved = g.gt(g.abs(g.sub(next, w)?)?, g.c(0.0)?)?;
-        let go = g.and(g.and(moved, g.not(converged)?)?, g.not(g.eqc(value, 0.0)?)?)?;
-        Ok((vec![next, lo, hi], go))
+        newton_in_log(g, w, lo, hi, value, slope)
     })?;
     let w = f.min(f.max(state[0], zero)?, half)?;
     let x = f.sel(swap, f.sub(one, w)?, w)?;

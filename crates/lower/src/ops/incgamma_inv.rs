@@ -21,10 +21,10 @@ use super::erfinv::erfcinv;
 use super::fbuild::{F, V};
 use super::incgamma::{factor, incgamma};
 use super::lgamma::gammaln;
+use super::roots::newton_in_log;
 use crate::error::Result;
 
 const MAX_STEPS: i64 = 300;
-const TOLERANCE: f64 = 4.0 * f64::EPSILON;
 
 /// `gammaincinv(a, y)` (`upper` false) or `gammainccinv(a, y)` (`upper` true).
 pub fn incgamma_inv<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, y: V<'c, 'a>, upper: bool) -> Result<V<'c, 'a>> {
@@ -53,22 +53,8 @@ pub fn incgamma_inv<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, y: V<'c, 'a>, upper:
         // with u = log x, with dg/du = (x^a e^-x / Gamma(a)) / P (or / Q).
         let gap = g.sub(g.log(tail)?, g.log(t)?)?;
         let value = g.sel(on_q, g.neg(gap)?, gap)?;
-        let below = g.ltc(value, 0.0)?;
-        let lo = g.sel(below, x, lo)?;
-        let hi = g.sel(below, hi, x)?;
         let slope = g.div(factor(g, a, x)?, tail)?;
-        let step = g.div(value, slope)?;
-        let next = g.mul(x, g.exp(g.neg(step)?)?)?;
-        let inside = g.and(g.gt(next, lo)?, g.lt(next, hi)?)?;
-        let halve = g.sel(g.eqc(lo, 0.0)?, g.mulc(x, 0.125)?, g.mul(g.sqrt(lo)?, g.sqrt(hi)?)?)?;
-        let bisect = g.sel(g.is_inf(hi)?, g.mulc(x, 8.0)?, halve)?;
-        // A step of at most the tolerance ends the iteration (it may touch the bracket's
-        // side, which is then the answer).
-        let converged = g.le(g.abs(step)?, g.c(TOLERANCE)?)?;
-        let next = g.sel(g.or(inside, converged)?, next, bisect)?;
-        let moved = g.gt(g.abs(g.sub(next, x)?)?, g.c(0.0)?)?;
-        let go = g.and(g.and(moved, g.not(converged)?)?, g.not(g.eqc(value, 0.0)?)?)?;
-        Ok((vec![next, lo, hi], go))
+        newton_in_log(g, x, lo, hi, value, slope)
     })?;
     let r = state[0];
     let r = f.sel(y_inf, f.c(f64::INFINITY)?, r)?;

@@ -14,6 +14,7 @@ pub mod incbeta;
 pub mod incgamma;
 mod incgamma_inv;
 mod incbeta_inv;
+mod roots;
 pub mod invtrig;
 pub mod layout;
 pub mod lgamma;
