@@ -27,6 +27,18 @@ const BIG: f64 = 4.503_599_627_370_496e15;
 
 /// `betainc(a, b, x)`.
 pub fn betainc<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    betainc_with(f, a, b, x, None)
+}
+
+/// `betainc(a, b, x)`, given `B(a, b)` where the caller has it (`Beta::new(f, a, b)`, for
+/// positive finite `a` and `b`; elsewhere the result does not use it).
+pub(super) fn betainc_with<'c, 'a>(
+    f: F<'_, 'c, 'a>,
+    a: V<'c, 'a>,
+    b: V<'c, 'a>,
+    x: V<'c, 'a>,
+    beta: Option<Beta<'c, 'a>>,
+) -> Result<V<'c, 'a>> {
     let (zero, one) = (f.c(0.0)?, f.c(1.0)?);
     let any_nan = f.or(f.or(f.is_nan(a)?, f.is_nan(b)?)?, f.is_nan(x)?)?;
     let outside = f.or(f.or(f.ltc(a, 0.0)?, f.ltc(b, 0.0)?)?, f.or(f.ltc(x, 0.0)?, f.gtc(x, 1.0)?)?)?;
@@ -48,12 +60,20 @@ pub fn betainc<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a
     let series = f.or(direct, fits(b2, x2)?)?;
     let y = f.sub(f.mul(x2, f.addc(f.add(a2, b2)?, -2.0)?)?, f.addc(a2, -1.0)?)?;
     let method = f.sel(series, f.i(0)?, f.sel(f.ltc(y, 0.0)?, f.i(1)?, f.i(2)?)?)?;
-    let t = switch(f, method, &[a2, b2, x2, xc2], 3, |g, v, case| {
+    // Every method scales by 1 / B(a, b) (which swapping a and b leaves as it is): it is
+    // computed once, before the methods part.
+    let beta = match beta {
+        Some(beta) => beta,
+        None => Beta::new(f, a, b)?,
+    };
+    let caps = [a2, b2, x2, xc2, beta.inverse, beta.log];
+    let t = switch(f, method, &caps, 3, |g, v, case| {
         let (a, b, x, xc) = (v[0], v[1], v[2], v[3]);
+        let beta = Beta { inverse: v[4], log: v[5] };
         match case {
-            0 => power_series(g, a, b, x),
-            1 => g.mul(fraction(g, a, b, x, false)?, front(g, a, b, x, xc)?),
-            _ => g.mul(g.div(fraction(g, a, b, x, true)?, xc)?, front(g, a, b, x, xc)?),
+            0 => power_series(g, a, b, x, beta),
+            1 => g.mul(fraction(g, a, b, x, false)?, beta.front(g, a, b, x, xc)?),
+            _ => g.mul(g.div(fraction(g, a, b, x, true)?, xc)?, beta.front(g, a, b, x, xc)?),
         }
     })?;
     let t = f.sel(flip, f.sub(one, t)?, t)?;
@@ -67,12 +87,26 @@ pub fn betainc<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a
     f.sel(undefined, f.c(f64::NAN)?, t)
 }
 
-/// `x^a (1 - x)^b / (a B(a, b))` (`xc` is `1 - x`).
-pub(super) fn front<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a>, xc: V<'c, 'a>) -> Result<V<'c, 'a>> {
-    let powers = f.add(f.mul(a, f.log(x)?)?, f.mul(b, f.log(xc)?)?)?;
-    let by_gamma = f.div(f.mul(f.exp(powers)?, inverse_beta(f, a, b)?)?, a)?;
-    let by_log = f.exp(f.sub(f.sub(powers, log_beta(f, a, b)?)?, f.log(a)?)?)?;
-    f.sel(small_beta(f, a, b, powers)?, by_gamma, by_log)
+/// `1 / B(a, b)` (where `a + b < 171`) and `log B(a, b)`, computed once for the several
+/// factors that use them (each is a few `gamma`s, `gammaln`s and `digamma`s of code).
+#[derive(Clone, Copy)]
+pub(super) struct Beta<'c, 'a> {
+    pub inverse: V<'c, 'a>,
+    pub log: V<'c, 'a>,
+}
+
+impl<'c, 'a> Beta<'c, 'a> {
+    pub fn new(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>) -> Result<Self> {
+        Ok(Beta { inverse: inverse_beta(f, a, b)?, log: log_beta(f, a, b)? })
+    }
+
+    /// `x^a (1 - x)^b / (a B(a, b))` (`xc` is `1 - x`).
+    pub fn front(self, f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a>, xc: V<'c, 'a>) -> Result<V<'c, 'a>> {
+        let powers = f.add(f.mul(a, f.log(x)?)?, f.mul(b, f.log(xc)?)?)?;
+        let by_gamma = f.div(f.mul(f.exp(powers)?, self.inverse)?, a)?;
+        let by_log = f.exp(f.sub(f.sub(powers, self.log)?, f.log(a)?)?)?;
+        f.sel(small_beta(f, a, b, powers)?, by_gamma, by_log)
+    }
 }
 
 /// Where `Gamma(a + b) / (Gamma(a) Gamma(b))` and `exp(powers)` are finite and normal.
@@ -119,7 +153,7 @@ pub(super) fn log_beta<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>) -> 
 }
 
 /// Cephes' `pseries`: `x^a / B(a, b) (1/a + sum_n (1 - b)...(n - b) x^n / (n! (a + n)))`.
-fn power_series<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+fn power_series<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, 'a>, beta: Beta<'c, 'a>) -> Result<V<'c, 'a>> {
     let u = f.mul(f.sub(f.c(1.0)?, b)?, x)?;
     let v = f.div(u, f.addc(a, 1.0)?)?;
     let z = f.div(f.c(EPS)?, a)?;
@@ -139,8 +173,8 @@ fn power_series<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, x: V<'c, '
     let tail = f.sel(first, state[3], f.c(0.0)?)?;
     let sum = f.add(f.add(tail, v)?, f.div(f.c(1.0)?, a)?)?;
     let power = f.mul(a, f.log(x)?)?;
-    let by_gamma = f.mul(f.mul(sum, inverse_beta(f, a, b)?)?, f.exp(power)?)?;
-    let by_log = f.exp(f.add(f.sub(power, log_beta(f, a, b)?)?, f.log(sum)?)?)?;
+    let by_gamma = f.mul(f.mul(sum, beta.inverse)?, f.exp(power)?)?;
+    let by_log = f.exp(f.add(f.sub(power, beta.log)?, f.log(sum)?)?)?;
     f.sel(small_beta(f, a, b, power)?, by_gamma, by_log)
 }
 

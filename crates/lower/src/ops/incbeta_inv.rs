@@ -11,9 +11,9 @@
 //! 4 ulps. As SciPy: NaN for `y` outside [0, 1], for `a` or `b` not positive, NaN, or both
 //! infinite; `y = 0` gives 0 and `y = 1` gives 1; an infinite `a` gives 1, an infinite `b` 0.
 
-use super::control::{switch, while_loop};
+use super::control::while_loop;
 use super::fbuild::{F, V};
-use super::incbeta::{betainc, front, log_beta};
+use super::incbeta::{betainc_with, Beta};
 use super::roots::newton_in_log;
 use crate::error::Result;
 
@@ -35,35 +35,35 @@ pub fn betaincinv<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, b: V<'c, 'a>, y: V<'c,
     // The answer's side of 1/2: past it, the unknown is w = 1 - x, with I_w(b, a) = 1 - y, so
     // that the answer near 1 keeps its digits (and near 0 too).
     let half = f.c(0.5)?;
-    let swap = f.gt(y, betainc(f, a, b, half)?)?;
+    // 1 / B(a, b) and log B(a, b) (the same with a and b swapped): for the median test, the
+    // start and every step's value and slope.
+    let beta = Beta::new(f, a, b)?;
+    let swap = f.gt(y, betainc_with(f, a, b, half, Some(beta))?)?;
     let (p, q) = (f.sel(swap, b, a)?, f.sel(swap, a, b)?);
     let yc = f.sub(one, y)?;
     let (s, sc) = (f.sel(swap, yc, y)?, f.sel(swap, y, yc)?);
     // The tail that is at most one half: I = s, or 1 - I = 1 - s (`sc`).
     let upper = f.gtc(s, 0.5)?;
     // The start: w^p / (p B(p, q)) = s, at most 1/2.
-    let lead = f.exp(f.div(f.add(f.add(f.log(s)?, f.log(p)?)?, log_beta(f, p, q)?)?, p)?)?;
+    let lead = f.exp(f.div(f.add(f.add(f.log(s)?, f.log(p)?)?, beta.log)?, p)?)?;
     let w0 = f.sel(f.lt(lead, half)?, lead, half)?;
-    let state = while_loop(f, &[p, q, s, sc, upper], &[w0, f.c(0.0)?, f.c(0.5)?], MAX_STEPS, |g, caps, st| {
+    let caps = [p, q, s, sc, upper, beta.inverse, beta.log];
+    let state = while_loop(f, &caps, &[w0, f.c(0.0)?, f.c(0.5)?], MAX_STEPS, |g, caps, st| {
         let (p, q, s, sc, upper) = (caps[0], caps[1], caps[2], caps[3], caps[4]);
+        let beta = Beta { inverse: caps[5], log: caps[6] };
         let (w, lo, hi) = (st[0], st[1], st[2]);
         let wc = g.sub(g.c(1.0)?, w)?;
         // Only the tail being solved is computed: I, or 1 - I as I_(1 - w)(q, p) (which keeps
         // its digits where it is small), or as 1 - I where w is too small for 1 - w to hold it.
         let far = g.and(upper, g.gec(w, SMALL_W)?)?;
         let near = g.and(upper, g.ltc(w, SMALL_W)?)?;
-        let k = |n: i64| g.i(n);
-        let pick = |c, t, e| g.e.append(melior::dialect::arith::select(c, t, e, g.e.loc));
-        let which = pick(far, k(1)?, pick(near, k(2)?, k(0)?)?)?;
-        let tail = switch(g, which, &[p, q, w, wc], 3, |h, v, case| match case {
-            0 => betainc(h, v[0], v[1], v[2]),
-            1 => betainc(h, v[1], v[0], v[3]),
-            _ => h.sub(h.c(1.0)?, betainc(h, v[0], v[1], v[2])?),
-        })?;
+        let (u, v, z) = (g.sel(far, q, p)?, g.sel(far, p, q)?, g.sel(far, wc, w)?);
+        let i = betainc_with(g, u, v, z, Some(beta))?;
+        let tail = g.sel(near, g.sub(g.c(1.0)?, i)?, i)?;
         // h = log I - log s, or log(1 - s) - log(1 - I): rises with log w, with slope
         // w^p (1 - w)^(q - 1) / (B I) (or / (B (1 - I))).
         let value = g.sel(upper, g.sub(g.log(sc)?, g.log(tail)?)?, g.sub(g.log(tail)?, g.log(s)?)?)?;
-        let slope = g.div(g.mul(front(g, p, q, w, wc)?, p)?, g.mul(wc, tail)?)?;
+        let slope = g.div(g.mul(beta.front(g, p, q, w, wc)?, p)?, g.mul(wc, tail)?)?;
         newton_in_log(g, w, lo, hi, value, slope)
     })?;
     let w = f.min(f.max(state[0], zero)?, half)?;

@@ -119,7 +119,14 @@ const LGAM1P_TAYLOR: [f64; 55] = [
 
 /// `gammainc(a, x)` (`upper` false) or `gammaincc(a, x)` (`upper` true).
 pub fn incgamma<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: bool) -> Result<V<'c, 'a>> {
-    let one = f.c(1.0)?;
+    let upper = f.e.const_scalar(ptl_lang::DType::Bool, if upper { 1.0 } else { 0.0 })?;
+    incgamma_either(f, a, x, upper)
+}
+
+/// `gammaincc(a, x)` where the boolean `upper` holds, else `gammainc(a, x)`: one copy of the
+/// code for a caller that needs either tail, element by element.
+pub(super) fn incgamma_either<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let (zero, one) = (f.c(0.0)?, f.c(1.0)?);
     let nan = f.or(f.or(f.is_nan(a)?, f.is_nan(x)?)?, f.or(f.ltc(a, 0.0)?, f.ltc(x, 0.0)?)?)?;
     let (a0, x0) = (f.eqc(a, 0.0)?, f.eqc(x, 0.0)?);
     let (a_inf, x_inf) = (f.is_inf(a)?, f.is_inf(x)?);
@@ -128,20 +135,28 @@ pub fn incgamma<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: boo
     let a = f.sel(special, one, a)?;
     let x = f.sel(special, one, x)?;
     let index = method(f, a, x, upper)?;
-    let r = switch(f, index, &[a, x], 4, |g, v, case| {
-        let (a, x) = (v[0], v[1]);
+    // What several methods share is computed once, before they part: log Gamma(a),
+    // log Gamma(1 + a) and the factor x^a e^-x / Gamma(a).
+    let log_gamma = gammaln(f, a)?;
+    let log_gamma_1p = lgam1p(f, a)?;
+    let front = factor_with(f, a, x, log_gamma)?;
+    let caps = [a, x, upper, log_gamma, log_gamma_1p, front];
+    let r = switch(f, index, &caps, 4, |g, v, case| {
+        let (a, x, upper) = (v[0], v[1], v[2]);
+        let (log_gamma, log_gamma_1p, front) = (v[3], v[4], v[5]);
         let (value, is_upper) = match case {
             0 => return temme(g, a, x, upper),
-            1 => (series_p(g, a, x)?, false),
-            2 => (fraction_q(g, a, x)?, true),
-            _ => (series_q(g, a, x)?, true),
+            1 => (series_p(g, a, x, log_gamma_1p, front)?, false),
+            2 => (fraction_q(g, a, x, front)?, true),
+            _ => (series_q(g, a, x, log_gamma_1p, log_gamma)?, true),
         };
-        if is_upper == upper { Ok(value) } else { g.sub(g.c(1.0)?, value) }
+        let other = g.sub(g.c(1.0)?, value)?;
+        if is_upper { g.sel(upper, value, other) } else { g.sel(upper, other, value) }
     })?;
-    let r = f.min(f.max(r, f.c(0.0)?)?, one)?;
+    let r = f.min(f.max(r, zero)?, one)?;
     // The special arguments, for P: a = 0 gives 1 (x > 0); x = 0 gives 0; a = inf gives 0;
     // x = inf gives 1; a = x = 0 and a = x = inf give NaN.
-    let (lo, hi) = if upper { (one, f.c(0.0)?) } else { (f.c(0.0)?, one) };
+    let (lo, hi) = (f.sel(upper, one, zero)?, f.sel(upper, zero, one)?);
     let r = f.sel(x_inf, hi, r)?;
     let r = f.sel(a_inf, lo, r)?;
     let r = f.sel(x0, lo, r)?;
@@ -152,28 +167,25 @@ pub fn incgamma<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: boo
 
 /// Which method computes the element, as Cephes chooses: 0 Temme, 1 the series of `P`,
 /// 2 the continued fraction of `Q`, 3 the series of `Q`.
-fn method<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: bool) -> Result<V<'c, 'a>> {
+fn method<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let k = |n: i64| f.i(n);
     let pick = |c, t, e| f.e.append(arith::select(c, t, e, f.e.loc));
     let near = f.ltc(f.div(f.abs(f.sub(x, a)?)?, a)?, 0.3)?;
     let temme = f.and(f.gtc(a, 20.0)?, near)?;
     let beyond = f.gtc(x, 1.1)?;
-    let other = if upper {
-        // Q: above 1.1, the series of P below a and the fraction above; below, the series
-        // of P where a is large for x, else the series of Q.
-        let far = pick(f.lt(x, a)?, k(1)?, k(2)?)?;
-        let low_a = f.lt(f.div(f.c(-0.4)?, f.log(x)?)?, a)?;
-        let mid_a = f.lt(f.mulc(x, 1.1)?, a)?;
-        let p_series = f.sel(f.gtc(x, 0.5)?, mid_a, low_a)?;
-        let near = pick(p_series, k(1)?, k(3)?)?;
-        pick(beyond, far, near)?
-    } else {
-        // P: its series, except for x > max(1, a), where it is 1 - Q.
-        let q = pick(beyond, k(2)?, k(3)?)?;
-        let above = f.and(f.gtc(x, 1.0)?, f.gt(x, a)?)?;
-        pick(above, q, k(1)?)?
-    };
-    pick(temme, k(0)?, other)
+    // Q: above 1.1, the series of P below a and the fraction above; below, the series of P
+    // where a is large for x, else the series of Q.
+    let far = pick(f.lt(x, a)?, k(1)?, k(2)?)?;
+    let low_a = f.lt(f.div(f.c(-0.4)?, f.log(x)?)?, a)?;
+    let mid_a = f.lt(f.mulc(x, 1.1)?, a)?;
+    let p_series = f.sel(f.gtc(x, 0.5)?, mid_a, low_a)?;
+    let near_q = pick(p_series, k(1)?, k(3)?)?;
+    let for_q = pick(beyond, far, near_q)?;
+    // P: its series, except for x > max(1, a), where it is 1 - Q.
+    let q = pick(beyond, k(2)?, k(3)?)?;
+    let above = f.and(f.gtc(x, 1.0)?, f.gt(x, a)?)?;
+    let for_p = pick(above, q, k(1)?)?;
+    pick(temme, k(0)?, pick(upper, for_q, for_p)?)
 }
 
 /// `log(1 + t) - t`: for `|t| < 1/2` through `u = t / (2 + t)`, where
@@ -191,7 +203,12 @@ fn log1pmx<'c, 'a>(f: F<'_, 'c, 'a>, t: V<'c, 'a>) -> Result<V<'c, 'a>> {
 
 /// `x^a e^-x / Gamma(a)`.
 pub(super) fn factor<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
-    let direct = f.exp(f.sub(f.sub(f.mul(a, f.log(x)?)?, x)?, gammaln(f, a)?)?)?;
+    factor_with(f, a, x, gammaln(f, a)?)
+}
+
+/// `x^a e^-x / Gamma(a)`, given `log Gamma(a)`.
+fn factor_with<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, log_gamma: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let direct = f.exp(f.sub(f.sub(f.mul(a, f.log(x)?)?, x)?, log_gamma)?)?;
     // Stirling: log Gamma(a) = (a - 1/2) log a - a + log(2 pi) / 2 + corr(a).
     let t = f.div(f.sub(x, a)?, a)?;
     let near = f.mul(a, log1pmx(f, t)?)?;
@@ -211,19 +228,22 @@ pub(super) fn stirling_corr<'c, 'a>(f: F<'_, 'c, 'a>, x: V<'c, 'a>) -> Result<V<
 
 /// `log Gamma(1 + a)`, accurate near `a = 0` and `a = 1` (Cephes' `lgam1p`).
 fn lgam1p<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>) -> Result<V<'c, 'a>> {
-    let at_zero = f.poly(a, &LGAM1P_TAYLOR)?;
+    // One Taylor series, at 0 or (for a near 1) at a - 1.
     let am1 = f.addc(a, -1.0)?;
-    let at_one = f.add(f.log(a)?, f.poly(am1, &LGAM1P_TAYLOR)?)?;
+    let near_one = f.ltc(f.abs(am1)?, 0.5)?;
+    let taylor = f.poly(f.sel(near_one, am1, a)?, &LGAM1P_TAYLOR)?;
+    let at_one = f.add(f.log(a)?, taylor)?;
     let elsewhere = gammaln(f, f.addc(a, 1.0)?)?;
-    let r = f.sel(f.ltc(f.abs(am1)?, 0.5)?, at_one, elsewhere)?;
-    f.sel(f.ltc(f.abs(a)?, 0.5)?, at_zero, r)
+    let r = f.sel(near_one, at_one, elsewhere)?;
+    f.sel(f.ltc(f.abs(a)?, 0.5)?, taylor, r)
 }
 
 /// `P(a, x)` by its power series `x^a e^-x / Gamma(a + 1) * sum x^n / ((a + 1)...(a + n))`.
-fn series_p<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+/// (`log_gamma_1p` is `log Gamma(1 + a)`, `front` the factor `x^a e^-x / Gamma(a)`.)
+fn series_p<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, log_gamma_1p: V<'c, 'a>, front: V<'c, 'a>) -> Result<V<'c, 'a>> {
     // x^a e^-x / Gamma(a + 1); for small a through lgam1p, since Gamma(a) alone is huge.
-    let small = f.exp(f.sub(f.sub(f.mul(a, f.log(x)?)?, x)?, lgam1p(f, a)?)?)?;
-    let scale = f.sel(f.ltc(a, 0.5)?, small, f.div(factor(f, a, x)?, a)?)?;
+    let small = f.exp(f.sub(f.sub(f.mul(a, f.log(x)?)?, x)?, log_gamma_1p)?)?;
+    let scale = f.sel(f.ltc(a, 0.5)?, small, f.div(front, a)?)?;
     // Where the factor underflows the result is 0 (and the loop stops at once).
     let x = f.sel(f.eqc(scale, 0.0)?, f.c(0.0)?, x)?;
     let state = while_loop(f, &[x], &[a, f.c(1.0)?, f.c(1.0)?], MAX_STEPS, |g, caps, s| {
@@ -237,8 +257,9 @@ fn series_p<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c
 }
 
 /// `Q(a, x)` by its continued fraction (Cephes' form, rescaled as it grows).
-fn fraction_q<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
-    let scale = factor(f, a, x)?;
+/// (`front` is the factor `x^a e^-x / Gamma(a)`.)
+fn fraction_q<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, front: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let scale = front;
     // Where the factor underflows the result is 0: a stand-in for which it converges at once.
     let gone = f.eqc(scale, 0.0)?;
     let a = f.sel(gone, f.c(1.0)?, a)?;
@@ -270,7 +291,8 @@ fn fraction_q<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<
 
 /// `Q(a, x)` for small `x` and `a` (Cephes' `igamc_series`):
 /// `-expm1(a log x - lgam1p(a)) - x^a / Gamma(a) * sum_{n >= 1} (-x)^n / (n! (a + n))`.
-fn series_q<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
+/// (`log_gamma_1p` is `log Gamma(1 + a)`, `log_gamma` `log Gamma(a)`.)
+fn series_q<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, log_gamma_1p: V<'c, 'a>, log_gamma: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let state = while_loop(f, &[a, x], &[f.c(0.0)?, f.c(1.0)?, f.c(0.0)?], MAX_STEPS, |g, caps, s| {
         let n = g.addc(s[0], 1.0)?;
         let fac = g.mul(s[1], g.div(g.neg(caps[1])?, n)?)?;
@@ -280,8 +302,8 @@ fn series_q<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c
         Ok((vec![n, fac, sum], go))
     })?;
     let log_x = f.log(x)?;
-    let head = f.neg(expm1(f, f.sub(f.mul(a, log_x)?, lgam1p(f, a)?)?)?)?;
-    let weight = f.exp(f.sub(f.mul(a, log_x)?, gammaln(f, a)?)?)?;
+    let head = f.neg(expm1(f, f.sub(f.mul(a, log_x)?, log_gamma_1p)?)?)?;
+    let weight = f.exp(f.sub(f.mul(a, log_x)?, log_gamma)?)?;
     f.sub(head, f.mul(weight, state[2])?)
 }
 
@@ -289,12 +311,12 @@ fn series_q<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c
 /// `erfc(∓eta sqrt(a / 2)) / 2 ± exp(-a eta^2 / 2) / sqrt(2 pi a) sum_k C_k(eta) a^-k`,
 /// the sum cut, as Cephes cuts it, where its terms stop falling or fall below the rounding of
 /// the sum.
-fn temme<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: bool) -> Result<V<'c, 'a>> {
-    let sign = if upper { 1.0 } else { -1.0 };
+fn temme<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: V<'c, 'a>) -> Result<V<'c, 'a>> {
+    let sign = f.sel(upper, f.c(1.0)?, f.c(-1.0)?)?;
     let sigma = f.div(f.sub(x, a)?, a)?;
     let m = f.max(f.mulc(log1pmx(f, sigma)?, -2.0)?, f.c(0.0)?)?;
     let eta = f.copysign(f.sqrt(m)?, sigma)?;
-    let head = f.mulc(erfc(f, f.mulc(f.mul(eta, f.sqrt(f.mulc(a, 0.5)?)?)?, sign)?)?, 0.5)?;
+    let head = f.mulc(erfc(f, f.mul(f.mul(eta, f.sqrt(f.mulc(a, 0.5)?)?)?, sign)?)?, 0.5)?;
     let (mut sum, mut scale, mut old) = (f.c(0.0)?, f.c(1.0)?, f.c(f64::INFINITY)?);
     let mut go = f.e.const_scalar(ptl_lang::DType::Bool, 1.0)?;
     for row in &TEMME_D {
@@ -307,5 +329,5 @@ fn temme<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, upper: bool) -> R
         scale = f.div(scale, a)?;
     }
     let weight = f.div(f.exp(f.mul(f.mulc(a, -0.5)?, f.mul(eta, eta)?)?)?, f.sqrt(f.mulc(a, TWO_PI)?)?)?;
-    f.add(head, f.mulc(f.mul(weight, sum)?, sign)?)
+    f.add(head, f.mul(f.mul(weight, sum)?, sign)?)
 }

@@ -14,12 +14,10 @@
 //! As SciPy: NaN for `y` outside [0, 1], negative, infinite or NaN `a`, and `a = 0` inside;
 //! the ends `y = 0` and `y = 1` give 0 and infinity (`gammainccinv` the other way round).
 
-use melior::dialect::arith;
-
-use super::control::{switch, while_loop};
+use super::control::while_loop;
 use super::erfinv::erfcinv;
 use super::fbuild::{F, V};
-use super::incgamma::{factor, incgamma};
+use super::incgamma::{factor, incgamma_either};
 use super::lgamma::gammaln;
 use super::roots::newton_in_log;
 use crate::error::Result;
@@ -42,13 +40,12 @@ pub fn incgamma_inv<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, y: V<'c, 'a>, upper:
     let t = f.sel(above, f.sub(one, y)?, y)?;
     let on_q = if upper { f.not(above)? } else { above };
     let x0 = start(f, a, t, on_q)?;
-    let which = f.e.append(arith::select(on_q, f.i(1)?, f.i(0)?, f.e.loc))?;
     let init = [x0, f.c(0.0)?, f.c(f64::INFINITY)?];
-    let state = while_loop(f, &[a, t, on_q, which], &init, MAX_STEPS, |g, caps, s| {
-        let (a, t, on_q, which) = (caps[0], caps[1], caps[2], caps[3]);
+    let state = while_loop(f, &[a, t, on_q], &init, MAX_STEPS, |g, caps, s| {
+        let (a, t, on_q) = (caps[0], caps[1], caps[2]);
         let (x, lo, hi) = (s[0], s[1], s[2]);
         // Only the tail being solved is computed.
-        let tail = switch(g, which, &[a, x], 2, |h, v, case| incgamma(h, v[0], v[1], case == 1))?;
+        let tail = incgamma_either(g, a, x, on_q)?;
         // In logarithms, which the far tails need: g = log P - log y (or log y - log Q) rises
         // with u = log x, with dg/du = (x^a e^-x / Gamma(a)) / P (or / Q).
         let gap = g.sub(g.log(tail)?, g.log(t)?)?;
