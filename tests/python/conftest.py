@@ -10,6 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# PyTensor's reference results come from its Python implementations: `cxx=` turns off its C
+# code generation, which on a fresh machine compiles each op's C module with g++ on first use
+# (minutes of a clean run, and nothing more of ptl tested). Mode PTL's fallback islands then
+# run those Python implementations too. PyTensor's default backend (Numba) is unchanged. Set
+# here, before PyTensor is imported, so that every test process and its children inherit it;
+# a `cxx` the caller set in PYTENSOR_FLAGS is kept.
+_flags = os.environ.get("PYTENSOR_FLAGS", "")
+if "cxx" not in _flags:
+    os.environ["PYTENSOR_FLAGS"] = ",".join(f for f in (_flags, "cxx=") if f)
+
 pytensor = pytest.importorskip("pytensor")
 pytensor_ptl = pytest.importorskip("pytensor_ptl")
 
