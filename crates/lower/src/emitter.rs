@@ -163,6 +163,16 @@ impl<'c, 'a> Emitter<'c, 'a> {
         self.barrier(value)
     }
 
+    /// In a checks-only twin, [`Emitter::argument_barrier`] on an operand whose `?` dims were
+    /// just checked against the sizes of the op that reads it; elsewhere the value itself.
+    /// IREE infers an operand's sizes from the op that uses it, and carries them back through
+    /// the code that made it, past the check: in a twin that keeps that code (a loop, which
+    /// its interrupt points keep), a kernel then read past an argument's buffer
+    /// (`OUT_OF_RANGE`) instead of the check failing.
+    pub fn checked_operand(&self, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+        if crate::checks::in_twin() { self.barrier(value) } else { Ok(value) }
+    }
+
     fn barrier(&self, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
         // The barrier's result carries its sizes explicitly (`flow.tensor.tie_shape`), as
         // IREE needs for a value whose producer it cannot see into.

@@ -34,6 +34,7 @@ pub fn broadcast_view<'c, 'a>(
     let previous = crate::checks::at(Some(span.clone()));
     let off = to.rank() - from.rank();
     let mut idx = Vec::with_capacity(from.rank());
+    let mut checked = false;
     for (j, d) in from.dims.iter().enumerate() {
         let i = off + j;
         if stretches(&from.dims, &to.dims, i) {
@@ -49,9 +50,11 @@ pub fn broadcast_view<'c, 'a>(
         if let Some(want) = want {
             let have = e.dim_value(x, j)?;
             e.check_equal(have, want, RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i })?;
+            checked = true;
         }
     }
     crate::checks::at(previous);
+    let x = if checked { e.checked_operand(x)? } else { x };
     Ok((x, idx))
 }
 

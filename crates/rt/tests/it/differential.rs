@@ -163,6 +163,26 @@ fn contradicting_sizes_are_reported_at_the_broadcast_on_both_paths() {
     }
 }
 
+/// A `?` dim that a later broadcast rejects, after a loop over the same argument: the checks
+/// twin keeps the loop (its interrupt points), and IREE carried the broadcast's static size
+/// back into the loop's input, so that a kernel read past the argument's buffer
+/// (`OUT_OF_RANGE`) before the check ran (random programs, batch seed 1558). Both paths
+/// report the broadcast's check.
+#[test]
+fn a_loop_before_a_rejected_broadcast_does_not_read_past_its_argument() {
+    let src = "fn f(c: bool[?]) -> bool[3] { let a = loop acc = c for s in 0..3 { acc }; broadcast(c, [3]) }\n\
+               fn g(c: f64[?], d: f64[3]) -> f64[3] { let a = loop acc = c for s in 0..3 { acc * 2.0 }; c + d }\n";
+    let prog = ptl_lang::frontend(src).expect("checks");
+    let mut e = Engine::new(EngineOptions::default()).unwrap();
+    let c = Value::Bool(ndarray::arr1(&[true, false]).into_dyn());
+    for (name, args) in [("f", vec![c]), ("g", vec![f64s(&[1.0, 2.0]), f64s(&[1.0, 2.0, 3.0])])] {
+        let want = ptl_interp::call_function(&prog, name, &args).expect_err("the interpreter rejects it");
+        let got = e.call(&prog, name, &args).expect_err("compiled code rejects it");
+        assert!(matches!(want, InterpError::Check { .. }), "{name}: {want}");
+        assert_eq!(same_failure(&want, &got), None, "{name}");
+    }
+}
+
 // Random programs: batches of generated functions (`ptl_testkit::progen`), each run by the
 // interpreter and compiled. A case is one generated function. The functions the interpreter
 // runs are compiled together, behind one function that calls them all (`progen::hub`), since
