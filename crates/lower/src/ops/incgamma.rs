@@ -201,13 +201,8 @@ fn log1pmx<'c, 'a>(f: F<'_, 'c, 'a>, t: V<'c, 'a>) -> Result<V<'c, 'a>> {
     f.sel(f.ltc(f.abs(t)?, 0.5)?, small, large)
 }
 
-/// `x^a e^-x / Gamma(a)`.
-pub(super) fn factor<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>) -> Result<V<'c, 'a>> {
-    factor_with(f, a, x, gammaln(f, a)?)
-}
-
 /// `x^a e^-x / Gamma(a)`, given `log Gamma(a)`.
-fn factor_with<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, log_gamma: V<'c, 'a>) -> Result<V<'c, 'a>> {
+pub(super) fn factor_with<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, x: V<'c, 'a>, log_gamma: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let direct = f.exp(f.sub(f.sub(f.mul(a, f.log(x)?)?, x)?, log_gamma)?)?;
     // Stirling: log Gamma(a) = (a - 1/2) log a - a + log(2 pi) / 2 + corr(a).
     let t = f.div(f.sub(x, a)?, a)?;

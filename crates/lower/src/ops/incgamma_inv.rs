@@ -17,7 +17,7 @@
 use super::control::while_loop;
 use super::erfinv::erfcinv;
 use super::fbuild::{F, V};
-use super::incgamma::{factor, incgamma_either};
+use super::incgamma::{factor_with, incgamma_either};
 use super::lgamma::gammaln;
 use super::roots::newton_in_log;
 use crate::error::Result;
@@ -39,10 +39,12 @@ pub fn incgamma_inv<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, y: V<'c, 'a>, upper:
     let above = f.gtc(y, 0.5)?;
     let t = f.sel(above, f.sub(one, y)?, y)?;
     let on_q = if upper { f.not(above)? } else { above };
-    let x0 = start(f, a, t, on_q)?;
+    // log Gamma(a), for the start and every step's slope: once, outside the loop.
+    let log_gamma = gammaln(f, a)?;
+    let x0 = start(f, a, t, on_q, log_gamma)?;
     let init = [x0, f.c(0.0)?, f.c(f64::INFINITY)?];
-    let state = while_loop(f, &[a, t, on_q], &init, MAX_STEPS, |g, caps, s| {
-        let (a, t, on_q) = (caps[0], caps[1], caps[2]);
+    let state = while_loop(f, &[a, t, on_q, log_gamma], &init, MAX_STEPS, |g, caps, s| {
+        let (a, t, on_q, log_gamma) = (caps[0], caps[1], caps[2], caps[3]);
         let (x, lo, hi) = (s[0], s[1], s[2]);
         // Only the tail being solved is computed.
         let tail = incgamma_either(g, a, x, on_q)?;
@@ -50,7 +52,7 @@ pub fn incgamma_inv<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, y: V<'c, 'a>, upper:
         // with u = log x, with dg/du = (x^a e^-x / Gamma(a)) / P (or / Q).
         let gap = g.sub(g.log(tail)?, g.log(t)?)?;
         let value = g.sel(on_q, g.neg(gap)?, gap)?;
-        let slope = g.div(factor(g, a, x)?, tail)?;
+        let slope = g.div(factor_with(g, a, x, log_gamma)?, tail)?;
         newton_in_log(g, x, lo, hi, value, slope)
     })?;
     let r = state[0];
@@ -60,8 +62,9 @@ pub fn incgamma_inv<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, y: V<'c, 'a>, upper:
     f.sel(undefined, f.c(f64::NAN)?, r)
 }
 
-/// The starting `x` for the tail value `t <= 1/2` (of `Q` where `on_q`, else of `P`).
-fn start<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, t: V<'c, 'a>, on_q: V<'c, 'a>) -> Result<V<'c, 'a>> {
+/// The starting `x` for the tail value `t <= 1/2` (of `Q` where `on_q`, else of `P`), given
+/// `log Gamma(a)`.
+fn start<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, t: V<'c, 'a>, on_q: V<'c, 'a>, log_gamma: V<'c, 'a>) -> Result<V<'c, 'a>> {
     let one = f.c(1.0)?;
     // Wilson-Hilferty: x = a (1 - 1/(9a) + z / (3 sqrt a))^3, z the normal quantile of P.
     let z = f.mulc(erfcinv(f, f.mulc(t, 2.0)?)?, -std::f64::consts::SQRT_2)?;
@@ -73,7 +76,7 @@ fn start<'c, 'a>(f: F<'_, 'c, 'a>, a: V<'c, 'a>, t: V<'c, 'a>, on_q: V<'c, 'a>) 
     let p = f.sel(on_q, f.sub(one, t)?, t)?;
     let low = f.exp(f.div(f.add(f.log(p)?, gammaln(f, f.addc(a, 1.0)?)?)?, a)?)?;
     // Above it: Q ~ x^(a - 1) e^-x / Gamma(a).
-    let u = f.sub(f.neg(f.log(t)?)?, gammaln(f, a)?)?;
+    let u = f.sub(f.neg(f.log(t)?)?, log_gamma)?;
     let high = f.max(f.add(u, f.mul(f.addc(a, -1.0)?, f.log(f.max(u, one)?)?)?)?, a)?;
     let other = f.sel(on_q, high, low)?;
     let x0 = f.sel(wh_fits, wh, other)?;
