@@ -29,7 +29,7 @@
     'where', 'clip', 'cast', 'take', 'scatter_add', 'scatter_set', 'set_slice',
     'argmax', 'argmin', 'cumsum', 'cumprod', 'concat', 'stack', 'split',
     'zeros', 'ones', 'full', 'arange', 'eye', 'outer', 'diagonal', 'trace', 'tril', 'triu',
-    'guard', 'diag', 'cholesky', 'solve_triangular', 'solve', 'inv', 'det', 'sort', 'argsort', 'slogdet', 'lu_factor', 'lu_permutation', 'psi'
+    'guard', 'diag', 'cholesky', 'solve_triangular', 'solve', 'inv', 'det', 'sort', 'argsort', 'slogdet', 'lu_factor', 'lu_permutation', 'eigh', 'psi'
   ];
 
   function ptl(hljs) {

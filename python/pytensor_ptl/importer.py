@@ -70,6 +70,7 @@ try:
     from pytensor.tensor.basic import ARange
 except ImportError:  # pragma: no cover
     ARange = ()
+_EYE = getattr(_basic, "Eye", ())
 _ADVANCED_SUB = getattr(_subtensor, "AdvancedSubtensor", None)
 # PyTensor 3.3's `logsumexp` is an op of its own (an `OpFromGraph`); ptl has it as a builtin.
 try:
@@ -81,8 +82,9 @@ _ALLOC_DIAG = getattr(_basic, "AllocDiag", None)
 # Linear algebra: `pytensor.tensor.linalg` in PyTensor 3.3, `slinalg` before.
 try:
     from pytensor.tensor.linalg import Cholesky, CholeskySolve, Det, MatrixInverse, SLogDet, Solve, SolveTriangular
-    from pytensor.tensor.linalg import LUFactor, PivotToPermutations
+    from pytensor.tensor.linalg import Eigh, LUFactor, PivotToPermutations
 except ImportError:  # pragma: no cover
+    from pytensor.tensor.nlinalg import Eigh
     from pytensor.tensor.nlinalg import Det, MatrixInverse, SLogDet
 
     class LUFactor:  # not in PyTensor 3.0: nothing is an instance
@@ -538,6 +540,8 @@ def _check_node(node, at: str) -> None:
             raise NotImplementedError(f"{at}: a batched product of operands not both of rank 3")
     elif isinstance(op, ARange):
         pass  # folded, or `arange` of an input's dim (refused when described otherwise)
+    elif isinstance(op, _EYE):
+        pass  # folded, or `eye` of an input's dim (refused when described otherwise)
     elif isinstance(op, Argmax):
         ndim = node.inputs[0].type.ndim
         if len(range(ndim) if op.axis is None else op.axis) != 1:
@@ -573,6 +577,11 @@ def _check_node(node, at: str) -> None:
     elif isinstance(op, (Det, MatrixInverse, SLogDet, LUFactor)):
         if node.inputs[0].type.ndim != 2:
             raise NotImplementedError(f"{at}: a batched `{type(op).__name__}`")
+    elif isinstance(op, Eigh):
+        if len(node.inputs) != 1:
+            raise NotImplementedError(f"{at}: a generalized eigenproblem (`eigh` of two matrices)")
+        if node.inputs[0].type.ndim != 2:
+            raise NotImplementedError(f"{at}: a batched `Eigh`")
     elif isinstance(op, PivotToPermutations):
         if node.inputs[0].type.ndim != 1:
             raise NotImplementedError(f"{at}: a batched `PivotToPermutations`")
@@ -1085,6 +1094,14 @@ class _Describer:
             dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
             kind = "lu_factor" if isinstance(op, LUFactor) else "slogdet"
             self.emit(kind, [self.id_of(node.inputs[0])], outputs[0], dtype, at, outputs=outputs)
+        elif isinstance(op, Eigh):
+            outputs = []
+            for o in node.outputs:
+                self.ids[o] = self.fresh()
+                outputs.append(self.ids[o])
+            dtype = _ptl_dtype(node.outputs[0].type.dtype, at)
+            lower = bool(getattr(op, "lower", getattr(op, "UPLO", "L") == "L"))
+            self.emit("eigh", [self.id_of(node.inputs[0])], outputs[0], dtype, at, outputs=outputs, lower=lower)
         elif isinstance(op, PivotToPermutations):
             self.simple(node, "pivot_permutation", node.inputs[:1], at, inverse=bool(op.inverse))
         elif isinstance(op, Det):
@@ -1103,6 +1120,15 @@ class _Describer:
             if self.id_of(stop) not in self.dim_ids:
                 raise NeedsStaticShapes(f"{at}: the length of `arange` is only known at run time")
             self.simple(node, "arange_dim", [stop], at)
+        elif isinstance(op, _EYE):
+            n, m, k = node.inputs
+            if self.value_of(k) is None or int(self.value_of(k)) != 0:
+                raise NotImplementedError(f"{at}: `eye` with a diagonal other than the main one")
+            if self.id_of(n) != self.id_of(m):
+                raise NotImplementedError(f"{at}: `eye` of a matrix that is not square")
+            if self.id_of(n) not in self.dim_ids:
+                raise NeedsStaticShapes(f"{at}: the size of `eye` is only known at run time")
+            self.simple(node, "eye_dim", [n], at)
         elif isinstance(op, (Dot,) + _BLAS_DOT + _BATCHED_DOT):
             self.simple(node, "dot", node.inputs, at)
         elif isinstance(op, _BLAS_GEMV):

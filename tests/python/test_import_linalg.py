@@ -166,6 +166,29 @@ def test_slogdet_and_the_gradient_of_its_log():
     np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
 
 
+@pytest.mark.parametrize("lower", [True, False])
+def test_eigh_and_its_gradient(lower):
+    # LAPACK leaves each eigenvector's sign open: the graph fixes it (the first row positive,
+    # as ptl's are where that component is not tiny), so PyTensor's and ptl's agree.
+    # (The upper triangle's gradient, `triu(g) + tril(g, -1).T`, is written with `arange`s
+    # from 1 that ptl imports only for static sizes.)
+    a = pt.matrix("a") if lower else pt.matrix("a", shape=(5, 5))
+    w, v = pt.linalg.eigh(a, lower=lower)
+    v1 = v * pt.sign(v[0])
+    loss = (w * pt.exp(w / 4.0)).sum() + (v1**3).sum()
+    sym = _m + _m.T
+    # Only one triangle is read: the other is garbage.
+    read = np.tril(sym) + np.triu(np.full((5, 5), 99.0), 1) if lower else np.triu(sym) + np.tril(np.full((5, 5), 99.0), -1)
+    _compare([a], [w, v1, pytensor.grad(loss, a)], [read])
+
+
+def test_eigh_of_a_nan_is_nan_where_pytensor_raises():
+    a = pt.matrix("a")
+    f = pytensor.function([a], pt.linalg.eigh(a), mode="PTL_STRICT")
+    w, v = f(np.array([[np.nan, 0.0], [0.0, 1.0]]))
+    assert np.isnan(w).all() and np.isnan(v).all()
+
+
 def test_general_solve_through_pytensors_lu_rewrite():
     # PyTensor rewrites `solve` (and the gradients of `det` and `inv`) into `LUFactor`,
     # `PivotToPermutations` and unit-diagonal triangular solves; all of them are ptl's.

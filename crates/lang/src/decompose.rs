@@ -371,3 +371,153 @@ pub fn solve_triangular(a: &TExpr, rhs: &TExpr, lower: bool) -> Decomposition {
     let x = if lower { x } else { reversed(&mut b, x, &[0]) };
     (b.lets, x)
 }
+
+/// How many sweeps of rotations `eigh`'s decomposition makes. Cyclic Jacobi converges
+/// quadratically once the off-diagonal elements are small, within about ten sweeps for the
+/// sizes it serves; a sweep after convergence rotates by zero angles.
+pub const EIGH_SWEEPS: u32 = 14;
+
+/// One part of `eigh(a)`, `a` of type `T[n, n]` (its lower triangle read), computed in f64
+/// and rounded to `T`: cyclic Jacobi on the symmetric matrix `s`, [`EIGH_SWEEPS`] sweeps of
+/// the pairs `p < q` in row order. Step `(p, q)` rotates rows and columns `p` and `q` of `s`
+/// by `J` (`c` on their diagonal, `s` at `(p, q)`, `-s` at `(q, p)`; Golub and Van Loan's
+/// `sym.schur2`) so that `s[p, q]` becomes zero, and the columns of `v` (from the identity)
+/// alike. The eigenvalues are `s`'s diagonal, sorted ascending with `v`'s columns; each
+/// column is then signed so that its first component above `sqrt(eps)` of `T` in magnitude is
+/// positive. A NaN or infinity in the lower triangle makes every element NaN.
+pub fn eigh(a: &TExpr, vectors: bool) -> Decomposition {
+    let (mut b, _, idx, n) = rows_of(a);
+    let dt = a.ty.dtype;
+    let f64_dims = |dims: Vec<crate::types::Dim>| TensorType::new(DType::F64, dims);
+    let mat_ty = f64_dims(a.ty.dims.clone());
+    let vec_ty = f64_dims(vec![a.ty.dims[0].clone()]);
+    let a64 = b.cast(a.clone(), DType::F64);
+    let low = b.op(Op::Tri { upper: false, k: 0 }, vec![a64.clone()], mat_ty.clone());
+    let strict = b.op(Op::Tri { upper: false, k: -1 }, vec![a64], mat_ty.clone());
+    let above = b.transpose(strict, &[1, 0]);
+    let s = b.add(low.clone(), above);
+    let finite = b.op(Op::Unary(UnaryOp::Isfinite), vec![low.clone()], TensorType::new(DType::Bool, mat_ty.dims.clone()));
+    let all_finite = b.reduce(ReduceOp::All, finite, &[0, 1]);
+    // Row and column numbers of every element.
+    let rows = b.expand(idx.clone(), 1);
+    let rows = b.like(rows, &s);
+    let cols = b.expand(idx.clone(), 0);
+    let cols = b.like(cols, &s);
+    let diagonal = b.bin(BinaryOp::Eq, rows.clone(), cols.clone());
+    let eye = b.cast(diagonal, DType::F64);
+    let per_sweep = b.mul(n.clone(), n.clone());
+    let sweeps = b.lit(DType::I64, EIGH_SWEEPS as f64);
+    let steps = b.mul(per_sweep, sweeps);
+    let scalar = TensorType::scalar(DType::F64);
+    let out = loop_many(&mut b, vec![s, eye], steps, |b, st, k| {
+        let (s, v) = (st[0].clone(), st[1].clone());
+        let row_of_k = b.bin(BinaryOp::FloorDivide, k.clone(), n.clone());
+        let p = b.bin(BinaryOp::Mod, row_of_k, n.clone());
+        let q = b.bin(BinaryOp::Mod, k, n.clone());
+        let at = |b: &mut Builder, i: &TExpr, j: &TExpr| index(b, s.clone(), vec![SliceAxis::Index, SliceAxis::Index], vec![i.clone(), j.clone()], scalar.clone());
+        let (spp, sqq, spq) = (at(b, &p, &p), at(b, &q, &q), at(b, &p, &q));
+        let zero = b.lit(DType::F64, 0.0);
+        let after = b.bin(BinaryOp::Gt, q.clone(), p.clone());
+        let nonzero = b.bin(BinaryOp::Ne, spq.clone(), zero.clone());
+        let active = b.bin(BinaryOp::LogicalAnd, after, nonzero);
+        let gap = b.sub(sqq, spp);
+        let twice = b.scale(spq, 2.0);
+        let tau = b.div(gap, twice);
+        let negative = b.bin(BinaryOp::Lt, tau.clone(), zero.clone());
+        let (minus, plus) = (b.lit(DType::F64, -1.0), b.lit(DType::F64, 1.0));
+        let sign = b.select(negative, minus, plus.clone());
+        let size = b.un(UnaryOp::Abs, tau.clone());
+        let square = b.mul(tau.clone(), tau);
+        let square = b.add(square, plus.clone());
+        let root = b.un(UnaryOp::Sqrt, square);
+        let denominator = b.add(size, root);
+        let t = b.div(sign, denominator);
+        let t2 = b.mul(t.clone(), t.clone());
+        let t2 = b.add(t2, plus.clone());
+        let root = b.un(UnaryOp::Sqrt, t2);
+        let c = b.div(plus.clone(), root);
+        let sn = b.mul(t, c.clone());
+        let c = b.select(active.clone(), c, plus);
+        let sn = b.select(active, sn, zero);
+        // Columns p and q of `x` rotated: `x J`.
+        let rotate_columns = |b: &mut Builder, x: TExpr| {
+            let column = |b: &mut Builder, j: &TExpr| index(b, x.clone(), vec![SliceAxis::Full, SliceAxis::Index], vec![j.clone()], vec_ty.clone());
+            let (xp, xq) = (column(b, &p), column(b, &q));
+            let new_p = combine(b, &c, &xp, &sn, &xq, true);
+            let new_q = combine(b, &sn, &xp, &c, &xq, false);
+            let is_p = b.like(p.clone(), &x);
+            let is_p = b.bin(BinaryOp::Eq, cols.clone(), is_p);
+            let is_q = b.like(q.clone(), &x);
+            let is_q = b.bin(BinaryOp::Eq, cols.clone(), is_q);
+            let new_p = b.expand(new_p, 1);
+            let new_p = b.like(new_p, &x);
+            let new_q = b.expand(new_q, 1);
+            let new_q = b.like(new_q, &x);
+            let x = b.select(is_q, new_q, x);
+            b.select(is_p, new_p, x)
+        };
+        let s = rotate_columns(b, s);
+        let v = rotate_columns(b, v);
+        // Rows p and q of `s J` rotated: `J^T s J`.
+        let row = |b: &mut Builder, i: &TExpr| index(b, s.clone(), vec![SliceAxis::Index, SliceAxis::Full], vec![i.clone()], vec_ty.clone());
+        let (sp, sq) = (row(b, &p), row(b, &q));
+        let new_p = combine(b, &c, &sp, &sn, &sq, true);
+        let new_q = combine(b, &sn, &sp, &c, &sq, false);
+        let is_p = b.like(p.clone(), &s);
+        let is_p = b.bin(BinaryOp::Eq, rows.clone(), is_p);
+        let is_q = b.like(q.clone(), &s);
+        let is_q = b.bin(BinaryOp::Eq, rows.clone(), is_q);
+        let new_p = b.expand(new_p, 0);
+        let new_p = b.like(new_p, &s);
+        let new_q = b.expand(new_q, 0);
+        let new_q = b.like(new_q, &s);
+        let s = b.select(is_q, new_q, s);
+        let s = b.select(is_p, new_p, s);
+        vec![s, v]
+    });
+    let w = b.op(Op::Diagonal, vec![out[0].clone()], vec_ty.clone());
+    let order = b.op(Op::Sort { axis: 0, arg: true }, vec![w.clone()], TensorType::new(DType::I64, vec_ty.dims.clone()));
+    let part = if vectors {
+        let v = b.op(Op::Take { axis: 1 }, vec![out[1].clone(), order], mat_ty.clone());
+        let size = b.un(UnaryOp::Abs, v.clone());
+        let tol = b.lit(DType::F64, sqrt_eps(dt));
+        let tol = b.like(tol, &v);
+        let large = b.bin(BinaryOp::Gt, size, tol);
+        let large = b.cast(large, DType::F64);
+        let first = b.op(Op::Arg { max: true, axis: 0 }, vec![large], TensorType::new(DType::I64, vec_ty.dims.clone()));
+        let first = b.expand(first, 0);
+        let first = b.like(first, &v);
+        let picked = b.bin(BinaryOp::Eq, rows, first);
+        let leading = b.keep(picked, v.clone());
+        let leading = b.reduce(ReduceOp::Sum, leading, &[0]);
+        let zero = b.lit(DType::F64, 0.0);
+        let negative = b.bin(BinaryOp::Lt, leading, zero);
+        let (minus, plus) = (b.lit(DType::F64, -1.0), b.lit(DType::F64, 1.0));
+        let flip = b.select(negative, minus, plus);
+        let flip = b.expand(flip, 0);
+        let flip = b.like(flip, &v);
+        b.mul(v, flip)
+    } else {
+        b.op(Op::Take { axis: 0 }, vec![w, order], vec_ty)
+    };
+    let ok = b.like(all_finite, &part);
+    let nan = b.lit(DType::F64, f64::NAN);
+    let part = b.select(ok, part, nan);
+    let part = b.cast(part, dt);
+    (b.lets, part)
+}
+
+/// `x * xs + y * ys` (`plus`) or `x * xs - y * ys`, for scalars `x`, `y` and vectors `xs`, `ys`.
+fn combine(b: &mut Builder, x: &TExpr, xs: &TExpr, y: &TExpr, ys: &TExpr, minus: bool) -> TExpr {
+    let x = b.like(x.clone(), xs);
+    let y = b.like(y.clone(), ys);
+    let l = b.mul(x, xs.clone());
+    let r = b.mul(y, ys.clone());
+    if minus { b.sub(l, r) } else { b.add(l, r) }
+}
+
+/// The square root of the machine epsilon of `dtype` (f32 or f64): `eigh`'s threshold for
+/// the component that signs an eigenvector.
+pub fn sqrt_eps(dtype: DType) -> f64 {
+    if dtype == DType::F32 { (f32::EPSILON as f64).sqrt() } else { f64::EPSILON.sqrt() }
+}

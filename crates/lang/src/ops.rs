@@ -513,6 +513,13 @@ pub enum Op {
     /// applied to `0, 1, ..., n - 1` in order, so that `a[p] == l @ u`. A pivot may be
     /// negative, counting from the end, as an index may.
     LuPermutation,
+    /// One part of `eigh(a)` of a float square matrix read from its lower triangle (the
+    /// symmetric matrix it makes), as NumPy's `eigh`: the eigenvalues in ascending order
+    /// (`vectors: false`), or the matrix whose column `i` is a unit eigenvector of eigenvalue
+    /// `i` (`vectors: true`), each column's sign chosen so that its first component of
+    /// magnitude above `sqrt(eps)` is positive. A NaN or infinity in the lower triangle makes
+    /// every element of both parts NaN.
+    Eigh { vectors: bool },
 }
 
 /// Op families: the unit of organisation of the checker, the interpreter and the lowering.
@@ -542,7 +549,7 @@ impl Op {
             Op::Scan { .. } | Op::Sort { .. } => Family::Scan,
             Op::Concat(_) | Op::SplitPart { .. } => Family::Joining,
             Op::Diagonal | Op::Tri { .. } => Family::Matrix,
-            Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } | Op::LuPermutation => Family::Linalg,
+            Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } | Op::LuPermutation | Op::Eigh { .. } => Family::Linalg,
         }
     }
 
@@ -605,6 +612,7 @@ impl Op {
             Op::Slogdet { .. } => "slogdet",
             Op::LuFactor { .. } => "lu_factor",
             Op::LuPermutation => "lu_permutation",
+            Op::Eigh { .. } => "eigh",
         }
     }
 }
@@ -699,6 +707,8 @@ pub enum Builtin {
     LuFactor,
     /// `lu_permutation(piv)`.
     LuPermutation,
+    /// `eigh(a)`: two values, the eigenvalues and the eigenvectors.
+    Eigh,
 }
 
 impl Builtin {
@@ -752,6 +762,7 @@ impl Builtin {
             Builtin::Slogdet,
             Builtin::LuFactor,
             Builtin::LuPermutation,
+            Builtin::Eigh,
         ]);
         v
     }
@@ -811,6 +822,7 @@ impl Builtin {
             Builtin::Slogdet => "slogdet",
             Builtin::LuFactor => "lu_factor",
             Builtin::LuPermutation => "lu_permutation",
+            Builtin::Eigh => "eigh",
         }
     }
 
@@ -819,7 +831,7 @@ impl Builtin {
         match self {
             Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace | Builtin::Diag | Builtin::Cholesky => (1, 1),
             Builtin::SolveTriangular => (2, 3),
-            Builtin::Inv | Builtin::Det | Builtin::Slogdet | Builtin::LuFactor | Builtin::LuPermutation => (1, 1),
+            Builtin::Inv | Builtin::Det | Builtin::Slogdet | Builtin::LuFactor | Builtin::LuPermutation | Builtin::Eigh => (1, 1),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
             Builtin::Reduce(_) | Builtin::Arg { .. } | Builtin::Scan { .. } | Builtin::Sort { .. } => (1, 2),
             Builtin::Concat | Builtin::Stack | Builtin::Fill { .. } | Builtin::Tri { .. } => (1, 2),
@@ -868,7 +880,7 @@ impl Builtin {
             Builtin::Cholesky => format!("{n}(a)"),
             Builtin::SolveTriangular => format!("{n}(a, b), {n}(a, b, lower)"),
             Builtin::Solve => format!("{n}(a, b)"),
-            Builtin::Inv | Builtin::Det | Builtin::Slogdet | Builtin::LuFactor => format!("{n}(a)"),
+            Builtin::Inv | Builtin::Det | Builtin::Slogdet | Builtin::LuFactor | Builtin::Eigh => format!("{n}(a)"),
             Builtin::LuPermutation => format!("{n}(piv)"),
         }
     }

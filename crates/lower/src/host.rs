@@ -3,7 +3,7 @@
 //! IREE microkernel (IREE's own code runs it about six times slower than a BLAS), so large
 //! ones call the host's.
 //!
-//! IREE's code for `cholesky`, `solve_triangular` and `solve` is a loop of vector operations,
+//! IREE's code for `cholesky`, `eigh`, `solve_triangular` and `solve` is a loop of vector operations,
 //! tens to hundreds of times slower than LAPACK, so they always call the host's.
 //!
 //! A module with such calls runs only where the runtime registers `ptl_host` (ptl's own
@@ -56,6 +56,11 @@ pub mod names {
 
     pub fn cholesky(dtype: &str) -> String {
         format!("cholesky_{dtype}")
+    }
+
+    /// One part of `eigh(a)`: the eigenvalues, or the eigenvectors.
+    pub fn eigh(dtype: &str, vectors: bool) -> String {
+        format!("eigh_{}_{dtype}", if vectors { "vectors" } else { "values" })
     }
 
     /// `solve(a, b)`, `b` a vector or a matrix (one import per signature).

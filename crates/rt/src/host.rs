@@ -1,7 +1,7 @@
 //! `ptl_host`: the native IREE module of the runtime's host kernels. Compiled programs call
 //! it where IREE's own code is slow (see `ptl_lower`'s `CompileOptions::host_matmul_from`):
 //! an f64 matrix product runs in faer's kernel, not in IREE's generic tiled loop, and
-//! `cholesky`, `solve_triangular` and `solve` run faer's factorisations instead of a loop of
+//! `cholesky`, `eigh`, `solve_triangular` and `solve` run faer's factorisations instead of a loop of
 //! vector operations.
 //!
 //! The module is added to every runtime the engine opens on the CPU, before any program is
@@ -44,6 +44,8 @@ fn exports() -> Vec<(String, &'static str, Shim)> {
     macro_rules! typed {
         ($t:ty, $name:literal) => {
             out.push((names::cholesky($name), "0r_r", shim::<Cholesky<$t>>));
+            out.push((names::eigh($name, false), "0r_r", shim::<Eigh<$t, false>>));
+            out.push((names::eigh($name, true), "0r_r", shim::<Eigh<$t, true>>));
             for vector in [true, false] {
                 out.push((names::solve($name, vector), "0rr_r", shim::<Solve<$t>>));
                 out.push((names::solve_triangular($name, true, vector), "0rr_r", shim::<SolveTriangular<$t, true>>));
@@ -395,6 +397,18 @@ impl<T: Elem> Kernel for Cholesky<T> {
         let a = unsafe { array_arg::<T>(args, 0, "a")? };
         let n = square(&a, Self::NAME)?;
         unsafe { new_view::<T>(module, &[n, n], |out| read(&a, |a| crate::kernels::cholesky(a, out, n))) }
+    }
+}
+
+struct Eigh<T, const VECTORS: bool>(std::marker::PhantomData<T>);
+
+impl<T: Elem, const VECTORS: bool> Kernel for Eigh<T, VECTORS> {
+    const NAME: &'static str = "eigh";
+    unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
+        let a = unsafe { array_arg::<T>(args, 0, "a")? };
+        let n = square(&a, Self::NAME)?;
+        let shape = if VECTORS { vec![n, n] } else { vec![n] };
+        unsafe { new_view::<T>(module, &shape, |out| read(&a, |a| crate::kernels::eigh(a, out, n, VECTORS))) }
     }
 }
 

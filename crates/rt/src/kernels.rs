@@ -24,16 +24,34 @@ pub fn matmul_f64(a: &[f64], b: &[f64], c: &mut [f64], m: usize, k: usize, n: us
 pub trait Real: RealField + Copy {
     const NAN: Self;
     const ZERO: Self;
+    /// The square root of the machine epsilon.
+    const SQRT_EPS: f64;
+    fn to_f64(self) -> f64;
+    fn from_f64(x: f64) -> Self;
 }
 
 impl Real for f32 {
     const NAN: Self = f32::NAN;
     const ZERO: Self = 0.0;
+    const SQRT_EPS: f64 = 0.00034526698300124393;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
 }
 
 impl Real for f64 {
     const NAN: Self = f64::NAN;
     const ZERO: Self = 0.0;
+    const SQRT_EPS: f64 = 1.4901161193847656e-8;
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(x: f64) -> Self {
+        x
+    }
 }
 
 /// The lower Cholesky factor of the `n x n` matrix `a` (only its lower triangle read) into
@@ -83,6 +101,40 @@ pub fn solve<T: Real>(a: &[T], b: &[T], out: &mut [T], n: usize, k: usize) {
     lu.solve_in_place(MatMut::from_row_major_slice_mut(out, n, k));
 }
 
+/// One part of `eigh` of the `n x n` matrix `a` (only its lower triangle read) into `out`:
+/// the eigenvalues in ascending order (`vectors` false, `n` of them), or the unit
+/// eigenvectors as columns (`n x n`), each signed so that its first component above
+/// `sqrt(eps)` of `T` in magnitude is positive. Computed in f64 whatever `T` is. A NaN or
+/// infinity in the lower triangle, or no convergence, gives NaN in every element.
+pub fn eigh<T: Real>(a: &[T], out: &mut [T], n: usize, vectors: bool) {
+    assert!(a.len() == n * n && out.len() == if vectors { n * n } else { n }, "eigh of mismatched slices");
+    if n == 0 {
+        // (faer 0.24's workspace size underflows for an empty matrix.)
+        return;
+    }
+    let m = faer::Mat::<f64>::from_fn(n, n, |i, j| if j <= i { a[i * n + j].to_f64() } else { 0.0 });
+    let finite = (0..n).all(|i| (0..=i).all(|j| m[(i, j)].is_finite()));
+    let evd = if finite { m.self_adjoint_eigen(Side::Lower).ok() } else { None };
+    let Some(evd) = evd else {
+        out.fill(T::NAN);
+        return;
+    };
+    if !vectors {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = T::from_f64(evd.S()[i]);
+        }
+        return;
+    }
+    let u = evd.U();
+    for j in 0..n {
+        let lead = (0..n).map(|i| u[(i, j)]).find(|x| x.abs() > T::SQRT_EPS).unwrap_or(1.0);
+        let sign = if lead < 0.0 { -1.0 } else { 1.0 };
+        for i in 0..n {
+            out[i * n + j] = T::from_f64(sign * u[(i, j)]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +155,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `a v = v diag(w)` with `v` orthonormal, `w` ascending, each column's first component
+    /// positive; the upper triangle is not read; NaN and the empty matrix.
+    #[test]
+    fn eigh_decomposes_the_lower_triangle() {
+        let n = 4;
+        let sym: Vec<f64> = (0..n * n).map(|k| {
+            let (i, j) = (k / n, k % n);
+            ((i.min(j) * 7 + i.max(j) * 3) % 11) as f64 - 5.0
+        }).collect();
+        let garbage: Vec<f64> = (0..n * n).map(|k| if k % n > k / n { 99.0 } else { sym[k] }).collect();
+        let (mut w, mut v) = (vec![0.0; n], vec![0.0; n * n]);
+        eigh(&garbage, &mut w, n, false);
+        eigh(&garbage, &mut v, n, true);
+        assert!(w.windows(2).all(|p| p[0] <= p[1]), "{w:?}");
+        for j in 0..n {
+            assert!(v[j] > 0.0, "column {j} starts negative: {v:?}");
+            for i in 0..n {
+                let av: f64 = (0..n).map(|k| sym[i * n + k] * v[k * n + j]).sum();
+                assert!((av - w[j] * v[i * n + j]).abs() < 1e-12, "column {j}, row {i}");
+                let dot: f64 = (0..n).map(|k| v[k * n + i] * v[k * n + j]).sum();
+                assert!((dot - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12, "columns {i}, {j}");
+            }
+        }
+        let mut nan = vec![0.0f32; 4];
+        eigh(&[f32::NAN, 0.0, 0.0, 1.0], &mut nan, 2, true);
+        assert!(nan.iter().all(|x| x.is_nan()), "{nan:?}");
+        eigh::<f64>(&[], &mut [], 0, true);
     }
 
     #[test]

@@ -235,6 +235,9 @@ pub enum NodeKind {
     /// PyTensor's `LUFactor`: outputs the packed factors (`output`) and the pivots
     /// (`outputs[1]`).
     LuFactor { outputs: Vec<usize> },
+    /// PyTensor's `Eigh` of one matrix: outputs the eigenvalues (`output`) and the
+    /// eigenvectors (`outputs[1]`), from the lower triangle (or, `lower` false, the upper one).
+    Eigh { outputs: Vec<usize>, lower: bool },
     /// PyTensor's `PivotToPermutations`: the row order of the pivots (`inverse`), or its
     /// inverse permutation.
     PivotPermutation { inverse: bool },
@@ -255,6 +258,8 @@ pub enum NodeKind {
     Guard { code: i64 },
     /// PyTensor's `ARange(0, n, 1)` where `n` is an input's named dim (a `dim` node).
     ArangeDim,
+    /// PyTensor's `Eye` of an input's dimension (input 0), square, on the main diagonal.
+    EyeDim,
     /// PyTensor's `Scan` (see [`crate::importer::scan`] for the fields), kept as JSON here so
     /// that the kind stays comparable; read into a `ScanDesc` when it is converted.
     Scan { scan: Box<serde_json::Value> },

@@ -317,6 +317,13 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             };
             builtin(Builtin::SolveTriangular, vec![a, b.operand(rhs, dt, at)?, flag])
         }
+        NodeKind::Eigh { outputs, lower } => {
+            let [a] = inputs(node)?;
+            let a = b.operand(a, dt, at)?;
+            // The upper triangle of `a` is the lower one of its transpose.
+            let a = if *lower { a } else { builtin(Builtin::Transpose, vec![a, int_list([1, 0])]) };
+            return two_values(b, node, Builtin::Eigh, a, outputs, &[dt, dt]);
+        }
         NodeKind::LuFactor { outputs } => {
             let [a] = inputs(node)?;
             return two_values(b, node, Builtin::LuFactor, b.operand(a, dt, at)?, outputs, &[dt, DType::I32]);
@@ -326,15 +333,22 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let order = builtin(Builtin::LuPermutation, vec![b.operand(piv, b.dtype(piv, at)?, at)?]);
             if *inverse { order } else { builtin(Builtin::Sort { arg: true }, vec![order]) }
         }
-        NodeKind::ArangeDim => {
-            // `arange(n)` of a dimension name: 0, 1, ..., n - 1 as `i64`.
+        NodeKind::ArangeDim | NodeKind::EyeDim => {
+            // `arange(n)` (0, 1, ..., n - 1 as `i64`) or `eye(n)` (`f64`) of a dimension name.
             let [n] = inputs(node)?;
+            let arange = matches!(node.kind, NodeKind::ArangeDim);
+            let f = if arange { Builtin::Arange } else { Builtin::Eye };
             let name = match b.get(n, at)? {
                 (Val::Var(v), _) if b.dim_names.values().any(|d| d == v) => v.clone(),
-                _ => return Err(ImportError::unsupported(at, "`arange` of a size that is not an input's dim")),
+                _ => return Err(ImportError::unsupported(at, format!("`{}` of a size that is not an input's dim", f.name()))),
             };
-            let e = builtin(Builtin::Arange, vec![super::syntax::var(&name)]);
-            if dt == DType::I64 { e } else { cast(e, dt) }
+            let e = builtin(f, vec![super::syntax::var(&name)]);
+            let own = if arange { DType::I64 } else { DType::F64 };
+            match dt {
+                d if d == own => e,
+                DType::Bool => bin(BinOp::Ne, e, float(0.0)),
+                d => cast(e, d),
+            }
         }
         NodeKind::Guard { code } => {
             let (&x, conds) = node.inputs.split_first().ok_or_else(|| ImportError::malformed(at, "`guard` without a value"))?;
@@ -463,7 +477,7 @@ fn bind_values(b: &mut Builder, node: &Node, value: Expr, outputs: &[usize], dty
     Ok(())
 }
 
-/// `let (x, y) = f(a)` for a builtin of two values (`slogdet`, `lu_factor`): the node's two
+/// `let (x, y) = f(a)` for a builtin of two values (`slogdet`, `lu_factor`, `eigh`): the node's two
 /// outputs bound to the two names, of dtypes `dtypes`.
 fn two_values(b: &mut Builder, node: &Node, f: Builtin, a: Expr, outputs: &[usize], dtypes: &[DType; 2]) -> Result<()> {
     let at = node.at.as_str();

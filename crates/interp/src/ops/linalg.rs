@@ -1,7 +1,7 @@
 //! Linear algebra, computed directly (compiled code runs the decompositions of
 //! `ptl_lang::decompose` instead): `cholesky` by the Cholesky–Banachiewicz rows,
 //! `solve_triangular` by substitution, `solve` and `det` by Gaussian elimination with partial
-//! pivoting, all in the element's precision.
+//! pivoting, all in the element's precision; `eigh` by cyclic Jacobi rotations in f64.
 
 use ndarray::{Array2, ArrayD, Axis, Ix2};
 use num_traits::Float;
@@ -257,5 +257,100 @@ pub(crate) fn solve(node: &Node, a: &Value, b: &Value, lower: Option<bool>) -> R
         (Value::F32(a), Value::F32(b), None) => Ok(Value::F32(general_solve_of(a, b))),
         (Value::F64(a), Value::F64(b), None) => Ok(Value::F64(general_solve_of(a, b))),
         _ => Err(InterpError::internal(format!("`{op}` of non-float operands of one dtype"), &node.expr.span)),
+    }
+}
+
+/// The eigenvalues (ascending) and unit eigenvectors (columns) of the symmetric matrix that
+/// `a`'s lower triangle makes, in f64: cyclic Jacobi rotations until every off-diagonal
+/// element is zero, then each column signed so that its first
+/// component above `sqrt_eps` in magnitude is positive. `None` where the lower triangle
+/// holds a NaN or an infinity.
+fn eigh_f64(a: &Array2<f64>, sqrt_eps: f64) -> Option<(Vec<f64>, Array2<f64>)> {
+    let n = a.nrows();
+    let mut s = Array2::<f64>::zeros((n, n));
+    for i in 0..n {
+        for j in 0..=i {
+            if !a[[i, j]].is_finite() {
+                return None;
+            }
+            s[[i, j]] = a[[i, j]];
+            s[[j, i]] = a[[i, j]];
+        }
+    }
+    let mut v = Array2::<f64>::eye(n);
+    for sweep in 0..64 {
+        if (0..n).all(|i| (0..n).all(|j| i == j || s[[i, j]] == 0.0)) {
+            break;
+        }
+        for p in 0..n {
+            for q in p + 1..n {
+                let apq = s[[p, q]];
+                // After a few sweeps, an element too small to change either diagonal element
+                // it rotates is set to zero (Numerical Recipes' `jacobi`).
+                let tiny = |d: f64| (d.abs() + 100.0 * apq.abs()) == d.abs();
+                if sweep > 3 && tiny(s[[p, p]]) && tiny(s[[q, q]]) {
+                    s[[p, q]] = 0.0;
+                    s[[q, p]] = 0.0;
+                    continue;
+                }
+                if apq == 0.0 {
+                    continue;
+                }
+                let theta = (s[[q, q]] - s[[p, p]]) / (2.0 * apq);
+                let t = if theta.abs() > 1e150 { 0.5 / theta } else { theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt()) };
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let sn = t * c;
+                for k in 0..n {
+                    let (xp, xq) = (s[[k, p]], s[[k, q]]);
+                    s[[k, p]] = c * xp - sn * xq;
+                    s[[k, q]] = sn * xp + c * xq;
+                }
+                for k in 0..n {
+                    let (xp, xq) = (s[[p, k]], s[[q, k]]);
+                    s[[p, k]] = c * xp - sn * xq;
+                    s[[q, k]] = sn * xp + c * xq;
+                }
+                for k in 0..n {
+                    let (xp, xq) = (v[[k, p]], v[[k, q]]);
+                    v[[k, p]] = c * xp - sn * xq;
+                    v[[k, q]] = sn * xp + c * xq;
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&i, &j| s[[i, i]].total_cmp(&s[[j, j]]));
+    let w = order.iter().map(|&i| s[[i, i]]).collect();
+    let mut out = Array2::<f64>::zeros((n, n));
+    for (col, &i) in order.iter().enumerate() {
+        let lead = (0..n).map(|r| v[[r, i]]).find(|x| x.abs() > sqrt_eps).unwrap_or(1.0);
+        let sign = if lead < 0.0 { -1.0 } else { 1.0 };
+        for r in 0..n {
+            out[[r, col]] = sign * v[[r, i]];
+        }
+    }
+    Some((w, out))
+}
+
+/// One part of `eigh(a)` (`vectors`: the eigenvectors, else the eigenvalues) in `T`,
+/// computed in f64.
+fn eigh_of<T: Float>(a: &ArrayD<T>, vectors: bool, sqrt_eps: f64) -> ArrayD<T> {
+    let a = matrix(a).mapv(|x| x.to_f64().unwrap_or(f64::NAN));
+    let n = a.nrows();
+    let back = |x: f64| T::from(x).unwrap_or_else(T::nan);
+    match (eigh_f64(&a, sqrt_eps), vectors) {
+        (Some((_, v)), true) => v.mapv(back).into_dyn(),
+        (Some((w, _)), false) => ArrayD::from_shape_vec(ndarray::IxDyn(&[n]), w.into_iter().map(back).collect()).expect("one eigenvalue per row"),
+        (None, true) => ArrayD::from_elem(ndarray::IxDyn(&[n, n]), T::nan()),
+        (None, false) => ArrayD::from_elem(ndarray::IxDyn(&[n]), T::nan()),
+    }
+}
+
+pub(crate) fn eigh(node: &Node, a: &Value, vectors: bool) -> Result<Value> {
+    square(node, a, "eigh")?;
+    match a {
+        Value::F32(a) => Ok(Value::F32(eigh_of(a, vectors, (f32::EPSILON as f64).sqrt()))),
+        Value::F64(a) => Ok(Value::F64(eigh_of(a, vectors, f64::EPSILON.sqrt()))),
+        _ => Err(InterpError::internal("`eigh` of a non-float matrix", &node.expr.span)),
     }
 }

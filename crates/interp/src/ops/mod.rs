@@ -79,6 +79,7 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::Slogdet { log } => linalg::slogdet(node, &one(values, node)?, *log),
         Op::LuFactor { pivots } => linalg::lu_factor(node, &one(values, node)?, *pivots),
         Op::LuPermutation => linalg::lu_permutation(node, &one(values, node)?),
+        Op::Eigh { vectors } => linalg::eigh(node, &one(values, node)?, *vectors),
         Op::MatMul => {
             let mut it = values.into_iter();
             let (a, b) = (it.next(), it.next());

@@ -175,6 +175,12 @@ impl Builder {
         self.select(c, x, z)
     }
 
+    /// `where(c, 0, x)`.
+    pub(crate) fn keep_not(&mut self, c: TExpr, x: TExpr) -> TExpr {
+        let z = self.lit(x.ty.dtype, 0.0);
+        self.select(c, z, x)
+    }
+
     pub(crate) fn cast(&mut self, x: TExpr, to: DType) -> TExpr {
         if x.ty.dtype == to {
             return x;

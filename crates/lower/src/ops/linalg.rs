@@ -82,6 +82,10 @@ pub fn lower<'c, 'a>(
             sc.bind("%a", av);
             decompose::lu_factor(&a_var, *pivots)
         }
+        Op::Eigh { vectors } => {
+            sc.bind("%a", av);
+            decompose::eigh(&a_var, *vectors)
+        }
         Op::SolveTriangular { .. } | Op::Solve => {
             let b = &operands[1];
             let bv = expr::lower(e, scope, prog, b)?;
@@ -137,7 +141,7 @@ pub fn lower<'c, 'a>(
 }
 
 /// The op by the runtime's host kernel (faer), where the lowering may call it: `cholesky`,
-/// `solve_triangular` and `solve` of `a` (and `b`, `rhs`), after the checks above.
+/// `eigh`, `solve_triangular` and `solve` of `a` (and `b`, `rhs`), after the checks above.
 fn on_host<'c, 'a>(e: &Emitter<'c, 'a>, op: &Op, node: &TExpr, a: Value<'c, 'a>, rhs: Option<Value<'c, 'a>>) -> Result<Option<Value<'c, 'a>>> {
     use crate::host::names;
     let dtype = match node.ty.dtype {
@@ -151,11 +155,13 @@ fn on_host<'c, 'a>(e: &Emitter<'c, 'a>, op: &Op, node: &TExpr, a: Value<'c, 'a>,
     let vector = node.ty.rank() == 1;
     let (name, args) = match (op, rhs) {
         (Op::Cholesky, _) => (names::cholesky(dtype), vec![a]),
+        (Op::Eigh { vectors }, _) => (names::eigh(dtype, *vectors), vec![a]),
         (Op::SolveTriangular { lower }, Some(b)) => (names::solve_triangular(dtype, *lower, vector), vec![a, b]),
         (Op::Solve, Some(b)) => (names::solve(dtype, vector), vec![a, b]),
         _ => return Ok(None),
     };
-    // The result has the shape of `b` (solves) or of `a` (cholesky): the last argument's.
+    // The result has the shape of `b` (solves) or of `a` (cholesky, eigh; the eigenvalues
+    // its rows): the last argument's.
     let like = args[args.len() - 1];
     let sizes = (0..node.ty.rank()).map(|axis| e.dim(like, axis)).collect::<Result<Vec<_>>>()?;
     let out = crate::host::call(e, &name, &args, node.ty.dtype, tensor_type(e.ctx, &node.ty), &sizes)?;

@@ -63,7 +63,7 @@ pub fn lower<'c, 'a>(
         Op::Take { axis } => return indexing::take(e, scope, prog, node, operands, *axis),
         Op::Scatter { add } => return indexing::scatter(e, scope, prog, node, operands, *add),
         Op::SetSlice => return indexing::set_slice(e, scope, prog, node, operands),
-        Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } => return linalg::lower(e, scope, prog, node, op, operands),
+        Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } | Op::Eigh { .. } => return linalg::lower(e, scope, prog, node, op, operands),
         Op::LuPermutation => return linalg::lower_permutation(e, scope, prog, node, operands),
         _ => {}
     }
@@ -117,7 +117,7 @@ pub fn lower<'c, 'a>(
             let bv = if folding::may_fold_to_constant(b) { e.optimization_barrier(bv)? } else { bv };
             contraction::matmul(e, scope, xv, &x.ty, bv, &b.ty, ty)
         }
-        Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } | Op::LuPermutation => {
+        Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } | Op::LuPermutation | Op::Eigh { .. } => {
             Err(LowerError::Internal(format!("`{op}` is a linear-algebra op")))
         }
         Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Err(LowerError::Internal(format!("`{op}` is an indexing op"))),

@@ -134,6 +134,22 @@ impl Checker {
         Some(Typed::strong(TExpr::new(TExprKind::Tuple(vec![lu, piv]), lu_ty, span)))
     }
 
+    /// `eigh(a)`: the eigenvalues (`a`'s dtype, `[n]`) and the eigenvectors (`a`'s type),
+    /// two values.
+    pub(crate) fn eigh_builtin(&mut self, sc: &Scope, args: &[Expr], span: Span, allow_multi: bool) -> Option<Typed> {
+        let a = self.expr(sc, &args[0])?;
+        let a = self.float_matrix(a, "eigh", &span)?;
+        let n = self.square_side(&a, "eigh", &span)?;
+        if !allow_multi {
+            return self.two_values_here("eigh", "the eigenvalues and the eigenvectors", "(w, v)", span);
+        }
+        let w_ty = TensorType::new(a.dtype(), vec![n.clone()]);
+        let v_ty = TensorType::new(a.dtype(), vec![n.clone(), n]);
+        let w = TExpr::op(Op::Eigh { vectors: false }, vec![a.e.clone()], w_ty.clone(), span.clone());
+        let v = TExpr::op(Op::Eigh { vectors: true }, vec![a.e], v_ty, span.clone());
+        Some(Typed::strong(TExpr::new(TExprKind::Tuple(vec![w, v]), w_ty, span)))
+    }
+
     /// The error for a builtin of two values (`what`) where one is expected.
     fn two_values_here(&mut self, fname: &str, what: &str, names: &str, span: Span) -> Option<Typed> {
         let d = Diagnostic::new(ErrorKind::Mismatch, span.clone(), format!("`{fname}` gives 2 values here, but one value is expected"))

@@ -93,6 +93,7 @@ impl Checker {
             Builtin::Cholesky | Builtin::SolveTriangular | Builtin::Solve | Builtin::Inv | Builtin::Det | Builtin::Diag => self.linalg_builtin(sc, b, fname, args, span),
             Builtin::Slogdet => self.slogdet_builtin(sc, args, span, allow_multi),
             Builtin::LuFactor => self.lu_factor_builtin(sc, args, span, allow_multi),
+            Builtin::Eigh => self.eigh_builtin(sc, args, span, allow_multi),
             Builtin::LuPermutation => self.lu_permutation_builtin(sc, args, span),
             Builtin::Softmax { log } => {
                 let x = self.expr(sc, &args[0])?;

@@ -9,6 +9,10 @@
 //! `l = cholesky(a)` (Murray, "Differentiation of the Cholesky decomposition", 2016):
 //! `p = Φ(l^T dl)` (the lower triangle, its diagonal halved), `s = l^-T p l^-1`, and
 //! `da = tril(s + s^T) - diag(s)`, on the lower triangle that `a` is read from.
+//!
+//! `(w, v) = eigh(a)`: `g = v (diag(dw) + f * (v^T dv)) v^T` with `f[i, j] = 1 / (w[j] -
+//! w[i])` off the diagonal and 0 on it (an eigenvalue repeated divides by zero, as PyTensor's
+//! does), and `da = tril(g + g^T) - diag(g)`, on the lower triangle that `a` is read from.
 
 use super::{Grads, Node};
 use crate::ad::build::Builder;
@@ -116,6 +120,46 @@ pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             let inv_t = b.op(Op::Solve, vec![at, eye], a.ty.clone());
             let scale = b.like(ct, &a);
             Ok(vec![Some(b.mul(scale, inv_t))])
+        }
+        Op::Eigh { vectors } => {
+            let a = n.args[0].clone();
+            let v_ty = a.ty.clone();
+            let w_ty = crate::types::TensorType::new(a.ty.dtype, vec![a.ty.dims[0].clone()]);
+            let (w, v) = if *vectors {
+                (b.op(Op::Eigh { vectors: false }, vec![a.clone()], w_ty), n.out.clone())
+            } else {
+                (n.out.clone(), b.op(Op::Eigh { vectors: true }, vec![a.clone()], v_ty.clone()))
+            };
+            let vt = t(b, v.clone());
+            // v m v^T for the middle matrix m of this part.
+            let middle = if *vectors {
+                let vt_dv = b.op(Op::MatMul, vec![vt.clone(), ct], v_ty.clone());
+                let row = b.expand(w.clone(), 0);
+                let wj = b.like(row, &a);
+                let col = b.expand(w, 1);
+                let wi = b.like(col, &a);
+                let gaps = b.sub(wj, wi);
+                let one = b.lit(a.ty.dtype, 1.0);
+                let ones = b.like(one.clone(), &a);
+                let eye = diagonal_part(b, ones);
+                let on = b.bin(crate::ops::BinaryOp::Eq, eye, one);
+                let f = b.div(vt_dv.clone(), gaps);
+                b.keep_not(on, f)
+            } else {
+                let one = b.lit(a.ty.dtype, 1.0);
+                let ones = b.like(one, &a);
+                let eye = diagonal_part(b, ones);
+                let row = b.expand(ct, 0);
+                let dw = b.like(row, &a);
+                b.mul(eye, dw)
+            };
+            let vm = b.op(Op::MatMul, vec![v, middle], v_ty.clone());
+            let g = b.op(Op::MatMul, vec![vm, vt], v_ty);
+            let gt = t(b, g.clone());
+            let sum = b.add(g.clone(), gt);
+            let low = tri(b, sum, false);
+            let dg = diagonal_part(b, g);
+            Ok(vec![Some(b.sub(low, dg))])
         }
         _ => Err(format!("`{}` has no derivative yet", op.name())),
     }
