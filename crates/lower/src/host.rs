@@ -63,6 +63,12 @@ pub mod names {
         format!("eigh_{}_{dtype}", if vectors { "vectors" } else { "values" })
     }
 
+    /// Both parts of `eigh(a)` in one `(n + 1) x n` matrix: the eigenvalues in row 0, the
+    /// eigenvectors below.
+    pub fn eigh_both(dtype: &str) -> String {
+        format!("eigh_both_{dtype}")
+    }
+
     /// `solve(a, b)`, `b` a vector or a matrix (one import per signature).
     pub fn solve(dtype: &str, vector: bool) -> String {
         format!("solve_{dtype}_{}", if vector { "vector" } else { "matrix" })

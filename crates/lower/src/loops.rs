@@ -33,7 +33,14 @@ pub fn values<'c, 'a>(e: &Emitter<'c, 'a>, scope: &Scope<'c, 'a>, prog: &TProgra
     match &x.kind {
         TExprKind::CallMulti(name, args, tys) => expr::call(e, scope, prog, name, args, tys),
         TExprKind::Loop(l) => lower_loop(e, scope, prog, l),
-        TExprKind::Tuple(items) => items.iter().map(|item| expr::lower(e, scope, prog, item)).collect(),
+        TExprKind::Tuple(items) => {
+            if let [w, v] = items.as_slice()
+                && let Some((w, v)) = crate::ops::linalg::lower_eigh_pair(e, scope, prog, w, v)?
+            {
+                return Ok(vec![w, v]);
+            }
+            items.iter().map(|item| expr::lower(e, scope, prog, item)).collect()
+        }
         _ => Ok(vec![expr::lower(e, scope, prog, x)?]),
     }
 }

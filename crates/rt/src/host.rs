@@ -44,8 +44,9 @@ fn exports() -> Vec<(String, &'static str, Shim)> {
     macro_rules! typed {
         ($t:ty, $name:literal) => {
             out.push((names::cholesky($name), "0r_r", shim::<Cholesky<$t>>));
-            out.push((names::eigh($name, false), "0r_r", shim::<Eigh<$t, false>>));
-            out.push((names::eigh($name, true), "0r_r", shim::<Eigh<$t, true>>));
+            out.push((names::eigh($name, false), "0r_r", shim::<Eigh<$t, VALUES>>));
+            out.push((names::eigh($name, true), "0r_r", shim::<Eigh<$t, VECTORS>>));
+            out.push((names::eigh_both($name), "0r_r", shim::<Eigh<$t, BOTH>>));
             for vector in [true, false] {
                 out.push((names::solve($name, vector), "0rr_r", shim::<Solve<$t>>));
                 out.push((names::solve_triangular($name, true, vector), "0rr_r", shim::<SolveTriangular<$t, true>>));
@@ -400,15 +401,25 @@ impl<T: Elem> Kernel for Cholesky<T> {
     }
 }
 
-struct Eigh<T, const VECTORS: bool>(std::marker::PhantomData<T>);
+/// The parts of `eigh` ([`crate::kernels::EighPart`]), as the const parameter of [`Eigh`].
+const VALUES: u8 = 0;
+const VECTORS: u8 = 1;
+const BOTH: u8 = 2;
 
-impl<T: Elem, const VECTORS: bool> Kernel for Eigh<T, VECTORS> {
+struct Eigh<T, const PART: u8>(std::marker::PhantomData<T>);
+
+impl<T: Elem, const PART: u8> Kernel for Eigh<T, PART> {
     const NAME: &'static str = "eigh";
     unsafe fn run(module: &HostModule, args: &sys::iree_byte_span_t) -> std::result::Result<*mut sys::iree_hal_buffer_view_t, String> {
+        use crate::kernels::EighPart;
         let a = unsafe { array_arg::<T>(args, 0, "a")? };
         let n = square(&a, Self::NAME)?;
-        let shape = if VECTORS { vec![n, n] } else { vec![n] };
-        unsafe { new_view::<T>(module, &shape, |out| read(&a, |a| crate::kernels::eigh(a, out, n, VECTORS))) }
+        let (part, shape) = match PART {
+            VALUES => (EighPart::Values, vec![n]),
+            VECTORS => (EighPart::Vectors, vec![n, n]),
+            _ => (EighPart::Both, vec![n + 1, n]),
+        };
+        unsafe { new_view::<T>(module, &shape, |out| read(&a, |a| crate::kernels::eigh(a, out, n, part))) }
     }
 }
 

@@ -101,13 +101,28 @@ pub fn solve<T: Real>(a: &[T], b: &[T], out: &mut [T], n: usize, k: usize) {
     lu.solve_in_place(MatMut::from_row_major_slice_mut(out, n, k));
 }
 
-/// One part of `eigh` of the `n x n` matrix `a` (only its lower triangle read) into `out`:
-/// the eigenvalues in ascending order (`vectors` false, `n` of them), or the unit
-/// eigenvectors as columns (`n x n`), each signed so that its first component above
-/// `sqrt(eps)` of `T` in magnitude is positive. Computed in f64 whatever `T` is. A NaN or
-/// infinity in the lower triangle, or no convergence, gives NaN in every element.
-pub fn eigh<T: Real>(a: &[T], out: &mut [T], n: usize, vectors: bool) {
-    assert!(a.len() == n * n && out.len() == if vectors { n * n } else { n }, "eigh of mismatched slices");
+/// What [`eigh`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EighPart {
+    /// The `n` eigenvalues, in ascending order.
+    Values,
+    /// The `n x n` unit eigenvectors, as columns.
+    Vectors,
+    /// Both in one `(n + 1) x n` matrix: the eigenvalues in row 0, the eigenvectors below.
+    Both,
+}
+
+/// `part` of `eigh` of the `n x n` matrix `a` (only its lower triangle read) into `out`. Each
+/// eigenvector is signed so that its first component above `sqrt(eps)` of `T` in magnitude
+/// is positive. Computed in f64 whatever `T` is. A NaN or infinity in the lower triangle, or
+/// no convergence, gives NaN in every element.
+pub fn eigh<T: Real>(a: &[T], out: &mut [T], n: usize, part: EighPart) {
+    let len = match part {
+        EighPart::Values => n,
+        EighPart::Vectors => n * n,
+        EighPart::Both => n * n + n,
+    };
+    assert!(a.len() == n * n && out.len() == len, "eigh of mismatched slices");
     if n == 0 {
         // (faer 0.24's workspace size underflows for an empty matrix.)
         return;
@@ -118,7 +133,7 @@ pub fn eigh<T: Real>(a: &[T], out: &mut [T], n: usize, vectors: bool) {
         out.fill(T::NAN);
         return;
     }
-    if !vectors {
+    if part == EighPart::Values {
         // (Without the eigenvectors: a third of the work.)
         match m.self_adjoint_eigenvalues(Side::Lower) {
             Ok(w) => out.iter_mut().zip(w).for_each(|(o, x)| *o = T::from_f64(x)),
@@ -130,12 +145,16 @@ pub fn eigh<T: Real>(a: &[T], out: &mut [T], n: usize, vectors: bool) {
         out.fill(T::NAN);
         return;
     };
+    let (values, vectors) = if part == EighPart::Both { out.split_at_mut(n) } else { (&mut [][..], out) };
+    for (i, o) in values.iter_mut().enumerate() {
+        *o = T::from_f64(evd.S()[i]);
+    }
     let u = evd.U();
     for j in 0..n {
         let lead = (0..n).map(|i| u[(i, j)]).find(|x| x.abs() > T::SQRT_EPS).unwrap_or(1.0);
         let sign = if lead < 0.0 { -1.0 } else { 1.0 };
         for i in 0..n {
-            out[i * n + j] = T::from_f64(sign * u[(i, j)]);
+            vectors[i * n + j] = T::from_f64(sign * u[(i, j)]);
         }
     }
 }
@@ -173,8 +192,12 @@ mod tests {
         }).collect();
         let garbage: Vec<f64> = (0..n * n).map(|k| if k % n > k / n { 99.0 } else { sym[k] }).collect();
         let (mut w, mut v) = (vec![0.0; n], vec![0.0; n * n]);
-        eigh(&garbage, &mut w, n, false);
-        eigh(&garbage, &mut v, n, true);
+        eigh(&garbage, &mut w, n, EighPart::Values);
+        eigh(&garbage, &mut v, n, EighPart::Vectors);
+        let mut both = vec![0.0; n * n + n];
+        eigh(&garbage, &mut both, n, EighPart::Both);
+        assert_eq!(both[n..], v[..], "the vectors of both");
+        assert!(both[..n].iter().zip(&w).all(|(a, b)| (a - b).abs() < 1e-12), "the values of both: {both:?} vs {w:?}");
         assert!(w.windows(2).all(|p| p[0] <= p[1]), "{w:?}");
         for j in 0..n {
             assert!(v[j] > 0.0, "column {j} starts negative: {v:?}");
@@ -186,9 +209,9 @@ mod tests {
             }
         }
         let mut nan = vec![0.0f32; 4];
-        eigh(&[f32::NAN, 0.0, 0.0, 1.0], &mut nan, 2, true);
+        eigh(&[f32::NAN, 0.0, 0.0, 1.0], &mut nan, 2, EighPart::Vectors);
         assert!(nan.iter().all(|x| x.is_nan()), "{nan:?}");
-        eigh::<f64>(&[], &mut [], 0, true);
+        eigh::<f64>(&[], &mut [], 0, EighPart::Both);
     }
 
     #[test]

@@ -168,6 +168,49 @@ fn on_host<'c, 'a>(e: &Emitter<'c, 'a>, op: &Op, node: &TExpr, a: Value<'c, 'a>,
     Ok(Some(out))
 }
 
+/// `let (w, v) = eigh(a)`: both values from one host call (one decomposition, not one per
+/// value), where the lowering may call the host; `None` where it may not (each value is then
+/// lowered on its own).
+pub fn lower_eigh_pair<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    scope: &Scope<'c, 'a>,
+    prog: &TProgram,
+    w: &TExpr,
+    v: &TExpr,
+) -> Result<Option<(Value<'c, 'a>, Value<'c, 'a>)>> {
+    let (TExprKind::Op(Op::Eigh { vectors: false }, wa), TExprKind::Op(Op::Eigh { vectors: true }, va)) = (&w.kind, &v.kind) else {
+        return Ok(None);
+    };
+    let dtype = match v.ty.dtype {
+        ptl_lang::DType::F32 => "f32",
+        ptl_lang::DType::F64 => "f64",
+        _ => return Ok(None),
+    };
+    if wa != va || !crate::host::linalg() {
+        return Ok(None);
+    }
+    let a = &wa[0];
+    let av = expr::lower(e, scope, prog, a)?;
+    if !known_equal(&a.ty.dims[0], &a.ty.dims[1]) {
+        let square = RuntimeCheck::Square { op: "eigh".to_string(), ty: a.ty.clone() };
+        let (r, c) = (e.dim(av, 0)?, e.dim(av, 1)?);
+        e.check_equal(r, c, square)?;
+    }
+    use crate::ops::slices::{Pos, extract_window};
+    let n = e.dim(av, 0)?;
+    let one = e.const_index(1)?;
+    let rows = e.append(melior::dialect::arith::addi(n, one, e.loc))?;
+    let packed_ty = crate::types::tensor_type_with_shape(e.ctx, &[i64::MIN as u64, i64::MIN as u64], v.ty.dtype);
+    let packed = crate::host::call(e, &crate::host::names::eigh_both(dtype), &[av], v.ty.dtype, packed_ty, &[rows, n])?;
+    let side = match a.ty.dims.iter().find_map(|d| if let Dim::Static(k) = d { Some(*k) } else { None }) {
+        Some(k) => Pos::Static(k as i64),
+        None => Pos::Dynamic(n),
+    };
+    let values = extract_window(e, packed, &[Pos::Static(0), Pos::Static(0)], &[Pos::Static(1), side], tensor_type(e.ctx, &w.ty))?;
+    let vectors = extract_window(e, packed, &[Pos::Static(1), Pos::Static(0)], &[side, side], tensor_type(e.ctx, &v.ty))?;
+    Ok(Some((values, vectors)))
+}
+
 /// `lu_permutation(piv)`: its decomposition, a loop of swaps. Unlike the factorisations its
 /// loop reads indices the caller gives (the pivots), whose bounds checks can fail, so a
 /// checks-only twin runs it too.
