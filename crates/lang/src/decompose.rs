@@ -439,40 +439,11 @@ pub fn eigh(a: &TExpr, vectors: bool) -> Decomposition {
         let sn = b.mul(t, c.clone());
         let c = b.select(active.clone(), c, plus);
         let sn = b.select(active, sn, zero);
-        // Columns p and q of `x` rotated: `x J`.
-        let rotate_columns = |b: &mut Builder, x: TExpr| {
-            let column = |b: &mut Builder, j: &TExpr| index(b, x.clone(), vec![SliceAxis::Full, SliceAxis::Index], vec![j.clone()], vec_ty.clone());
-            let (xp, xq) = (column(b, &p), column(b, &q));
-            let new_p = combine(b, &c, &xp, &sn, &xq, true);
-            let new_q = combine(b, &sn, &xp, &c, &xq, false);
-            let is_p = b.like(p.clone(), &x);
-            let is_p = b.bin(BinaryOp::Eq, cols.clone(), is_p);
-            let is_q = b.like(q.clone(), &x);
-            let is_q = b.bin(BinaryOp::Eq, cols.clone(), is_q);
-            let new_p = b.expand(new_p, 1);
-            let new_p = b.like(new_p, &x);
-            let new_q = b.expand(new_q, 1);
-            let new_q = b.like(new_q, &x);
-            let x = b.select(is_q, new_q, x);
-            b.select(is_p, new_p, x)
-        };
-        let s = rotate_columns(b, s);
-        let v = rotate_columns(b, v);
-        // Rows p and q of `s J` rotated: `J^T s J`.
-        let row = |b: &mut Builder, i: &TExpr| index(b, s.clone(), vec![SliceAxis::Index, SliceAxis::Full], vec![i.clone()], vec_ty.clone());
-        let (sp, sq) = (row(b, &p), row(b, &q));
-        let new_p = combine(b, &c, &sp, &sn, &sq, true);
-        let new_q = combine(b, &sn, &sp, &c, &sq, false);
-        let is_p = b.like(p.clone(), &s);
-        let is_p = b.bin(BinaryOp::Eq, rows.clone(), is_p);
-        let is_q = b.like(q.clone(), &s);
-        let is_q = b.bin(BinaryOp::Eq, rows.clone(), is_q);
-        let new_p = b.expand(new_p, 0);
-        let new_p = b.like(new_p, &s);
-        let new_q = b.expand(new_q, 0);
-        let new_q = b.like(new_q, &s);
-        let s = b.select(is_q, new_q, s);
-        let s = b.select(is_p, new_p, s);
+        let pair = Pair { p: &p, q: &q, c: &c, s: &sn, line: &vec_ty };
+        // `s J` and `v J` (columns p and q rotated), then `J^T s J` (rows p and q).
+        let s = pair.rotate(b, s, &cols, true);
+        let v = pair.rotate(b, v, &cols, true);
+        let s = pair.rotate(b, s, &rows, false);
         vec![s, v]
     });
     let w = b.op(Op::Diagonal, vec![out[0].clone()], vec_ty.clone());
@@ -505,6 +476,37 @@ pub fn eigh(a: &TExpr, vectors: bool) -> Decomposition {
     let part = b.select(ok, part, nan);
     let part = b.cast(part, dt);
     (b.lets, part)
+}
+
+/// One Jacobi rotation of `eigh`'s decomposition: of lines (rows or columns) `p` and `q` by
+/// `c` and `s`, each line of type `line`.
+struct Pair<'x> {
+    p: &'x TExpr,
+    q: &'x TExpr,
+    c: &'x TExpr,
+    s: &'x TExpr,
+    line: &'x TensorType,
+}
+
+impl Pair<'_> {
+    /// `x J` (`columns`: columns p and q become `c x_p - s x_q` and `s x_p + c x_q`) or `J^T x`
+    /// (rows alike); `at` holds each element's column (row) number.
+    fn rotate(&self, b: &mut Builder, x: TExpr, at: &TExpr, columns: bool) -> TExpr {
+        let spec = if columns { vec![SliceAxis::Full, SliceAxis::Index] } else { vec![SliceAxis::Index, SliceAxis::Full] };
+        let line = |b: &mut Builder, j: &TExpr| index(b, x.clone(), spec.clone(), vec![j.clone()], self.line.clone());
+        let (xp, xq) = (line(b, self.p), line(b, self.q));
+        let new_p = combine(b, self.c, &xp, self.s, &xq, true);
+        let new_q = combine(b, self.s, &xp, self.c, &xq, false);
+        let mut out = x;
+        for (j, new) in [(self.q, new_q), (self.p, new_p)] {
+            let j = b.like(j.clone(), &out);
+            let here = b.bin(BinaryOp::Eq, at.clone(), j);
+            let new = b.expand(new, if columns { 1 } else { 0 });
+            let new = b.like(new, &out);
+            out = b.select(here, new, out);
+        }
+        out
+    }
 }
 
 /// `x * xs + y * ys` (`plus`) or `x * xs - y * ys`, for scalars `x`, `y` and vectors `xs`, `ys`.
