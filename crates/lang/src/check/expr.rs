@@ -453,6 +453,13 @@ impl Checker {
             return None;
         }
         let results = sig.results.clone()?;
+        if results.is_empty() {
+            let d = Diagnostic::new(ErrorKind::Mismatch, span.clone(), format!("`{fname}` gives no value, so a call of it has none to use"))
+                .with_label(span, "this gives `()`")
+                .with_note(format!("`{fname}` declares `-> ()`: give it a result type"));
+            self.report(d);
+            return None;
+        }
         if results.len() > 1 && !allow_multi {
             let tys: Vec<String> = results.iter().map(|t| t.to_string()).collect();
             let d = Diagnostic::new(
