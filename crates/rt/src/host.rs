@@ -1,6 +1,6 @@
 //! `ptl_host`: the native IREE module of the runtime's host kernels. Compiled programs call
 //! it where IREE's own code is slow (see `ptl_lower`'s `CompileOptions::host_matmul_from`):
-//! an f64 matrix product runs in faer's kernel, not in IREE's generic tiled loop, and
+//! an f64 matrix product runs in OpenBLAS's `dgemm`, not in IREE's generic tiled loop, and
 //! `cholesky`, `eigh`, `solve_triangular` and `solve` run faer's factorisations instead of a loop of
 //! vector operations.
 //!
