@@ -38,11 +38,7 @@ pub fn lower<'c, 'a>(
 ) -> Result<Value<'c, 'a>> {
     let a = &operands[0];
     let av = expr::lower(e, scope, prog, a)?;
-    let square = RuntimeCheck::Square { op: op.name().to_string(), ty: a.ty.clone() };
-    if !known_equal(&a.ty.dims[0], &a.ty.dims[1]) {
-        let (r, c) = (e.dim(av, 0)?, e.dim(av, 1)?);
-        e.check_equal(r, c, square.clone())?;
-    }
+    let square = check_square(e, op.name(), a, av)?;
     let mut sc = scope.clone();
     // A size the types leave open (`?`) gets a name of its own here, read from the operand,
     // so that every value of the decomposition's loop has sizes the loop can state (IREE
@@ -144,14 +140,7 @@ pub fn lower<'c, 'a>(
 /// `eigh`, `solve_triangular` and `solve` of `a` (and `b`, `rhs`), after the checks above.
 fn on_host<'c, 'a>(e: &Emitter<'c, 'a>, op: &Op, node: &TExpr, a: Value<'c, 'a>, rhs: Option<Value<'c, 'a>>) -> Result<Option<Value<'c, 'a>>> {
     use crate::host::names;
-    let dtype = match node.ty.dtype {
-        ptl_lang::DType::F32 => "f32",
-        ptl_lang::DType::F64 => "f64",
-        _ => return Ok(None),
-    };
-    if !crate::host::linalg() {
-        return Ok(None);
-    }
+    let Some(dtype) = host_elem(node.ty.dtype).filter(|_| crate::host::linalg()) else { return Ok(None) };
     let vector = node.ty.rank() == 1;
     let (name, args) = match (op, rhs) {
         (Op::Cholesky, _) => (names::cholesky(dtype), vec![a]),
@@ -181,21 +170,10 @@ pub fn lower_eigh_pair<'c, 'a>(
     let (TExprKind::Op(Op::Eigh { vectors: false }, wa), TExprKind::Op(Op::Eigh { vectors: true }, va)) = (&w.kind, &v.kind) else {
         return Ok(None);
     };
-    let dtype = match v.ty.dtype {
-        ptl_lang::DType::F32 => "f32",
-        ptl_lang::DType::F64 => "f64",
-        _ => return Ok(None),
-    };
-    if wa != va || !crate::host::linalg() {
-        return Ok(None);
-    }
+    let Some(dtype) = host_elem(v.ty.dtype).filter(|_| wa == va && crate::host::linalg()) else { return Ok(None) };
     let a = &wa[0];
     let av = expr::lower(e, scope, prog, a)?;
-    if !known_equal(&a.ty.dims[0], &a.ty.dims[1]) {
-        let square = RuntimeCheck::Square { op: "eigh".to_string(), ty: a.ty.clone() };
-        let (r, c) = (e.dim(av, 0)?, e.dim(av, 1)?);
-        e.check_equal(r, c, square)?;
-    }
+    check_square(e, "eigh", a, av)?;
     use crate::ops::slices::{Pos, extract_window};
     let n = e.dim(av, 0)?;
     let one = e.const_index(1)?;
@@ -209,6 +187,27 @@ pub fn lower_eigh_pair<'c, 'a>(
     let values = extract_window(e, packed, &[Pos::Static(0), Pos::Static(0)], &[Pos::Static(1), side], tensor_type(e.ctx, &w.ty))?;
     let vectors = extract_window(e, packed, &[Pos::Static(1), Pos::Static(0)], &[side, side], tensor_type(e.ctx, &v.ty))?;
     Ok(Some((values, vectors)))
+}
+
+/// The host kernels' name of a float dtype (`f32`, `f64`); `None` for the others, which they
+/// do not take.
+fn host_elem(dtype: ptl_lang::DType) -> Option<&'static str> {
+    match dtype {
+        ptl_lang::DType::F32 => Some("f32"),
+        ptl_lang::DType::F64 => Some("f64"),
+        _ => None,
+    }
+}
+
+/// The check that `a` (lowered as `av`), the matrix of `op`, is square; made at run time
+/// where its type leaves that open.
+fn check_square<'c, 'a>(e: &Emitter<'c, 'a>, op: &str, a: &TExpr, av: Value<'c, 'a>) -> Result<RuntimeCheck> {
+    let square = RuntimeCheck::Square { op: op.to_string(), ty: a.ty.clone() };
+    if !known_equal(&a.ty.dims[0], &a.ty.dims[1]) {
+        let (r, c) = (e.dim(av, 0)?, e.dim(av, 1)?);
+        e.check_equal(r, c, square.clone())?;
+    }
+    Ok(square)
 }
 
 /// `lu_permutation(piv)`: its decomposition, a loop of swaps. Unlike the factorisations its
