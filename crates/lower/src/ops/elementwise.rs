@@ -29,6 +29,9 @@ pub fn lower<'c, 'a>(
     ty: &TensorType,
 ) -> Result<Value<'c, 'a>> {
     let mut indexed = Vec::with_capacity(operands.len());
+    // The shape witnesses of broadcast operands: a `?` result dim that every operand
+    // stretches into takes its size from one of them.
+    let mut witnesses = Vec::new();
     for x in operands {
         indexed.push(match &x.kind {
             TExprKind::Op(Op::Broadcast, args) => {
@@ -39,6 +42,7 @@ pub fn lower<'c, 'a>(
                 if let Some(w) = args.get(1) {
                     let wv = expr::lower(e, scope, prog, w)?;
                     layout::check_witness(e, v, &args[0].ty, wv, &w.ty, &x.ty, &x.span)?;
+                    witnesses.push(((wv, layout::witness_map(&w.ty, &x.ty)), w.ty.dtype));
                 }
                 view
             }
@@ -49,7 +53,18 @@ pub fn lower<'c, 'a>(
         });
     }
     check_same_dims(e, op, operands, &indexed, &ty.dims)?;
-    let dtypes: Vec<DType> = operands.iter().map(|x| x.ty.dtype).collect();
+    let mut dtypes: Vec<DType> = operands.iter().map(|x| x.ty.dtype).collect();
+    // A `?` dim no operand carries (each stretches into it) is sized by a witness, an extra
+    // operand the body never reads.
+    for (i, d) in ty.dims.iter().enumerate() {
+        let carried = |idx: &[Idx]| idx.contains(&Idx::Loop(i));
+        if *d == Dim::Unknown && !indexed.iter().any(|(_, idx)| carried(idx)) {
+            if let Some((w, dt)) = witnesses.iter().find(|((_, idx), _)| carried(idx)) {
+                indexed.push(w.clone());
+                dtypes.push(*dt);
+            }
+        }
+    }
     let in_dt = dtypes.first().copied().unwrap_or(ty.dtype);
     let out_dt = ty.dtype;
     remap(e, scope, ty, &indexed, &dtypes, |inner, x| match op {

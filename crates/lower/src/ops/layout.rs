@@ -83,6 +83,15 @@ pub fn check_witness<'c, 'a>(
     Ok(())
 }
 
+/// How a shape witness of type `w_ty` is indexed in a loop nest over `to`'s dims: it is read
+/// by no one, only there for `dynamic_sizes` to find the sizes of the `?` dims it carries.
+pub fn witness_map(w_ty: &TensorType, to: &TensorType) -> Vec<Idx> {
+    let woff = to.rank() - w_ty.rank();
+    (0..w_ty.rank())
+        .map(|j| if w_ty.dims[j] == Dim::Static(1) && to.dims[woff + j] != Dim::Static(1) { Idx::Zero } else { Idx::Loop(woff + j) })
+        .collect()
+}
+
 /// A materialised `Broadcast` node. A `?` result dim the operand stretches into takes its size
 /// from the shape witness (`like`), or is 1 without one.
 pub fn broadcast<'c, 'a>(
@@ -100,12 +109,8 @@ pub fn broadcast<'c, 'a>(
     // source needs an indexing of the loop nest, and `dynamic_sizes` finds it there.
     let mut dtypes = vec![from.dtype];
     if let Some((w, w_ty)) = like {
-        let woff = to.rank() - w_ty.rank();
         check_witness(e, x, from, w, w_ty, to, span)?;
-        let widx: Vec<Idx> = (0..w_ty.rank())
-            .map(|j| if w_ty.dims[j] == Dim::Static(1) && to.dims[woff + j] != Dim::Static(1) { Idx::Zero } else { Idx::Loop(woff + j) })
-            .collect();
-        operands.push((w, widx));
+        operands.push((w, witness_map(w_ty, to)));
         dtypes.push(w_ty.dtype);
     }
     let stretched_unknown: Vec<usize> =
