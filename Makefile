@@ -7,7 +7,7 @@ export PATH := $(VENV)/bin:$(PATH)
 export EERIE_PYTHON := $(VENV)/bin/python
 CARGO ?= cargo
 
-.PHONY: setup build release run test test-rust test-python bench clean-cache
+.PHONY: setup build release run test test-rust test-python memcheck bench clean-cache
 
 setup:
 	@bash scripts/setup.sh
@@ -26,8 +26,13 @@ run: release
 
 test: setup
 	$(CARGO) test --workspace
+	@bash tests/robustness/memcheck.sh
 	@bash scripts/keep-eerie-fresh.sh
 	@if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then $(MAKE) --no-print-directory test-python; fi
+
+# The hostile-index tests under valgrind's memcheck (compiled kernels included); part of `test`.
+memcheck: setup
+	@bash tests/robustness/memcheck.sh
 
 # One test process per core (pytest-xdist), then the tests marked `serial` alone.
 test-python:

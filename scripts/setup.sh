@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 # libvulkan1 and mesa-vulkan-drivers: the Vulkan loader and Mesa's lavapipe, a Vulkan device on
 # the CPU (`--device vulkan`). libopenblas-dev: OpenBLAS, the runtime's f64 matrix products.
-APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev libzstd-dev libvulkan1 mesa-vulkan-drivers libopenblas-dev)
+APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev libzstd-dev libvulkan1 mesa-vulkan-drivers libopenblas-dev valgrind)
 VENV=.venv
 
 # Python 3.12 or newer: PyTensor 3.3 and PyMC 6.4 need it. PTL_PYTHON names one; else the first

@@ -22,10 +22,16 @@ fn put(x: f64[n], a: i64, b: i64) { set_slice(x, 9.0, a, b) }
 ";
 
 /// An engine that caches its modules in `$PTL_CACHE_DIR` when that is set, so that a run
-/// under a memory checker can load modules compiled by an earlier run instead of compiling.
+/// under a memory checker can load modules compiled by an earlier run instead of compiling,
+/// and compiles for `$PTL_MEMCHECK_CPU` when that is set (valgrind decodes no AVX-512, so
+/// `tests/robustness/memcheck.sh` asks for `x86-64-v3`).
 fn engine() -> Engine {
     let cache_dir = std::env::var_os("PTL_CACHE_DIR").map(std::path::PathBuf::from);
-    Engine::new(EngineOptions { cache_dir, ..Default::default() }).expect("IREE runtime starts")
+    let mut compile = ptl_lower::CompileOptions::default();
+    if let Ok(cpu) = std::env::var("PTL_MEMCHECK_CPU") {
+        compile.target_cpu = cpu;
+    }
+    Engine::new(EngineOptions { cache_dir, compile, ..Default::default() }).expect("IREE runtime starts")
 }
 
 fn f64s(shape: &[usize]) -> Value {
