@@ -176,7 +176,23 @@ fn maybe_empty<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>, axis: usize, len: 
 /// would need a buffer sized by dynamic dims on the stack, which IREE 3.13 refuses
 /// ("unbounded stack allocations", "exceeded stack allocation limit").
 fn read_source<'c, 'a>(e: &Emitter<'c, 'a>, x: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
-    e.optimization_barrier(x)
+    fence(e, x)
+}
+
+/// The most elements a tensor of static shape may have and still fuse across an indexing op.
+const FUSED_STATIC_ELEMENTS: u64 = 512;
+
+/// `value` behind a barrier (a dispatch of its own), unless its shape is static and small:
+/// such a buffer fits IREE's stack limit whatever it fuses with, and each barrier costs a
+/// dispatch and a buffer per call (a PyMC regression's logp and gradient, with eight slices
+/// of static shapes: 22.1 us a call with the barriers, 16.6 us without).
+fn fence<'c, 'a>(e: &Emitter<'c, 'a>, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+    let dims = crate::emitter::static_dims(melior::ir::ValueLike::r#type(&value));
+    let elements = dims.iter().try_fold(1u64, |n, d| d.and_then(|d| n.checked_mul(d)));
+    match elements {
+        Some(n) if n <= FUSED_STATIC_ELEMENTS => Ok(value),
+        _ => e.optimization_barrier(value),
+    }
 }
 
 /// How a source axis is read: position `start + i * step` for result loop `i`, or the fixed
@@ -307,7 +323,7 @@ pub fn slice<'c, 'a>(
         }
         read(inner, x, &pos, dtype, guard)
     })?;
-    e.optimization_barrier(sliced)
+    fence(e, sliced)
 }
 
 /// Checks that every element of `idx` is a valid position on an axis of `len` elements.
@@ -379,7 +395,7 @@ pub fn take<'c, 'a>(
         }
         read(inner, x, &pos, dtype, guard)
     })?;
-    e.optimization_barrier(gathered)
+    fence(e, gathered)
 }
 
 /// `scatter_add` / `scatter_set`: a generic over the target's dims (parallel) and the index
@@ -462,7 +478,7 @@ pub fn scatter<'c, 'a>(
     )?;
     // A dispatch of its own: fused with a consumer that reduces, IREE 3.13 sizes a stack
     // buffer by the unbounded dynamic dims and fails to compile.
-    e.optimization_barrier(scattered)
+    fence(e, scattered)
 }
 
 /// `set_slice(x, value, a, b)`: a generic over `x` that reads `value` inside rows `a:b`.
@@ -543,5 +559,5 @@ pub fn set_slice<'c, 'a>(
         er.append_block(else_block);
         inner.append(scf::r#if(inside, &[inner.elem(dtype)], tr, er, inner.loc))
     })?;
-    e.optimization_barrier(replaced)
+    fence(e, replaced)
 }
