@@ -12,7 +12,7 @@
 
 use melior::dialect::{arith, ods::linalg, ods::tensor, scf};
 use melior::ir::attribute::IntegerAttribute;
-use melior::ir::{Block, BlockLike, Region, RegionLike, Type, Value};
+use melior::ir::{Block, BlockLike, Region, RegionLike, Type, Value, ValueLike};
 use ptl_lang::ops::SliceAxis;
 use ptl_lang::runtime::RuntimeCheck;
 use ptl_lang::typed::{TExpr, TProgram};
@@ -187,7 +187,7 @@ const FUSED_STATIC_ELEMENTS: u64 = 512;
 /// dispatch and a buffer per call (a PyMC regression's logp and gradient, with eight slices
 /// of static shapes: 22.1 us a call with the barriers, 16.6 us without).
 fn fence<'c, 'a>(e: &Emitter<'c, 'a>, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
-    let dims = crate::emitter::static_dims(melior::ir::ValueLike::r#type(&value));
+    let dims = crate::emitter::static_dims(value.r#type());
     let elements = dims.iter().try_fold(1u64, |n, d| d.and_then(|d| n.checked_mul(d)));
     match elements {
         Some(n) if n <= FUSED_STATIC_ELEMENTS => Ok(value),
@@ -476,8 +476,8 @@ pub fn scatter<'c, 'a>(
             sel(inner, hit, new, base)
         },
     )?;
-    // A dispatch of its own: fused with a consumer that reduces, IREE 3.13 sizes a stack
-    // buffer by the unbounded dynamic dims and fails to compile.
+    // A dispatch of its own unless small and static: fused with a consumer that reduces,
+    // IREE 3.13 sizes a stack buffer by the unbounded dynamic dims and fails to compile.
     fence(e, scattered)
 }
 
