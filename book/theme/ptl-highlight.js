@@ -26,7 +26,7 @@
     'logical_and', 'logical_or', 'logical_xor',
     'sum', 'max', 'min', 'mean', 'prod', 'any', 'all', 'logsumexp', 'var', 'std',
     'softmax', 'log_softmax', 'transpose', 'broadcast', 'expand', 'squeeze', 'reshape',
-    'where', 'clip', 'cast', 'take', 'scatter_add', 'scatter_set', 'set_slice',
+    'where', 'clip', 'cast', 'take', 'scatter_add', 'scatter_set', 'set_slice', 'flatnonzero',
     'argmax', 'argmin', 'cumsum', 'cumprod', 'concat', 'stack', 'split',
     'zeros', 'ones', 'full', 'arange', 'eye', 'outer', 'diagonal', 'trace', 'tril', 'triu',
     'guard', 'diag', 'cholesky', 'solve_triangular', 'solve', 'inv', 'det', 'sort', 'argsort', 'slogdet', 'lu_factor', 'lu_permutation', 'eigh', 'psi'

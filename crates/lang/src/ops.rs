@@ -460,6 +460,11 @@ pub enum Op {
     /// replaced by `value`. Operands: `x`, `value` (dims `[?]` + `x`'s after the first, or a
     /// scalar), `a` and `b` (`i64` scalars).
     SetSlice,
+    /// `flatnonzero(a)`: the `i64` row-major positions of `a`'s nonzero (true) elements, in
+    /// increasing order, as NumPy's `flatnonzero` (a NaN is nonzero). With a second operand
+    /// (`x[mask]` makes one), `a`'s dims must equal that operand's leading dims (checked at
+    /// run time where not static), as NumPy's boolean indexing requires.
+    Nonzero,
     /// `argmax` / `argmin` along one axis: the `i64` index of the first largest (smallest)
     /// element, where a NaN counts as larger (smaller) than everything; the axis is removed.
     /// An empty axis is a run-time error.
@@ -545,7 +550,7 @@ impl Op {
             Op::Broadcast | Op::Transpose(_) | Op::Expand(_) | Op::Squeeze(_) | Op::Reshape | Op::Guard(_) => Family::Layout,
             Op::Reduce(..) | Op::Softmax { .. } | Op::Arg { .. } => Family::Reduction,
             Op::MatMul => Family::Contraction,
-            Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Family::Indexing,
+            Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice | Op::Nonzero => Family::Indexing,
             Op::Scan { .. } | Op::Sort { .. } => Family::Scan,
             Op::Concat(_) | Op::SplitPart { .. } => Family::Joining,
             Op::Diagonal | Op::Tri { .. } => Family::Matrix,
@@ -558,7 +563,7 @@ impl Op {
         match self {
             Op::Binary(_) | Op::MatMul | Op::Guard(_) | Op::SolveTriangular { .. } | Op::Solve => (2, 2),
             Op::Select | Op::Ternary(_) => (3, 3),
-            Op::Broadcast => (1, 2),
+            Op::Broadcast | Op::Nonzero => (1, 2),
             Op::Slice(axes) => {
                 let n = 1 + axes.iter().map(|a| a.operands()).sum::<usize>();
                 (n, n)
@@ -593,6 +598,7 @@ impl Op {
             Op::Scatter { add: true } => "scatter_add",
             Op::Scatter { add: false } => "scatter_set",
             Op::SetSlice => "set_slice",
+            Op::Nonzero => "flatnonzero",
             Op::Arg { max: true, .. } => "argmax",
             Op::Arg { max: false, .. } => "argmin",
             Op::Scan { prod: false, .. } => "cumsum",
@@ -659,6 +665,8 @@ pub enum Builtin {
     Scatter { add: bool },
     /// `set_slice(x, value, a, b)`.
     SetSlice,
+    /// `flatnonzero(a)`.
+    FlatNonzero,
     /// `argmax(x, axis)`, `argmin(x, axis)`.
     Arg { max: bool },
     /// `cumsum(x, axis)`, `cumprod(x, axis)`.
@@ -733,6 +741,7 @@ impl Builtin {
             Builtin::Scatter { add: true },
             Builtin::Scatter { add: false },
             Builtin::SetSlice,
+            Builtin::FlatNonzero,
             Builtin::Arg { max: true },
             Builtin::Arg { max: false },
             Builtin::Scan { prod: false },
@@ -793,6 +802,7 @@ impl Builtin {
             Builtin::Scatter { add: true } => "scatter_add",
             Builtin::Scatter { add: false } => "scatter_set",
             Builtin::SetSlice => "set_slice",
+            Builtin::FlatNonzero => "flatnonzero",
             Builtin::Arg { max: true } => "argmax",
             Builtin::Arg { max: false } => "argmin",
             Builtin::Scan { prod: false } => "cumsum",
@@ -829,7 +839,7 @@ impl Builtin {
     /// The smallest and largest number of arguments.
     pub fn arity(self) -> (usize, usize) {
         match self {
-            Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace | Builtin::Diag | Builtin::Cholesky => (1, 1),
+            Builtin::Unary(_) | Builtin::Eye | Builtin::Diagonal | Builtin::Trace | Builtin::Diag | Builtin::Cholesky | Builtin::FlatNonzero => (1, 1),
             Builtin::SolveTriangular => (2, 3),
             Builtin::Inv | Builtin::Det | Builtin::Slogdet | Builtin::LuFactor | Builtin::LuPermutation | Builtin::Eigh => (1, 1),
             Builtin::Reduce(ReduceOp::Var(_) | ReduceOp::Std(_)) | Builtin::Arange => (1, 3),
@@ -875,6 +885,7 @@ impl Builtin {
             Builtin::Take => format!("{n}(x, idx, axis)"),
             Builtin::Scatter { .. } => format!("{n}(target, idx, values)"),
             Builtin::SetSlice => format!("{n}(x, value, a, b)"),
+            Builtin::FlatNonzero => format!("{n}(a)"),
             Builtin::Guard => format!("{n}(cond, x, code)"),
             Builtin::Diag => format!("{n}(v), {n}(m)"),
             Builtin::Cholesky => format!("{n}(a)"),

@@ -30,6 +30,8 @@ pub enum RuntimeCheck {
     /// An integer index (of `x[i]`, `take`, `scatter_add`, `scatter_set`) is within
     /// `-size <= i < size` of the axis it indexes; `op` names the op.
     Index { op: String, ty: TensorType, axis: usize },
+    /// A boolean index (`x[mask]`) has the dims of the leading axes of `ty` it selects from.
+    Mask { mask: TensorType, ty: TensorType, axis: usize },
     /// A slice step is not zero.
     SliceStep { ty: TensorType, axis: usize },
     /// The value of `set_slice` has as many rows as the slice it replaces (or one).
@@ -92,6 +94,9 @@ impl RuntimeCheck {
                 let what = if op == "[]" { "an index".to_string() } else { format!("an index of `{op}`") };
                 format!("{what} is out of range for axis {axis} of `{ty}`: it must satisfy -{d} <= i < {d}")
             }
+            RuntimeCheck::Mask { mask, ty, axis } => {
+                format!("the boolean index `{mask}` does not match `{ty}` at axis {axis}")
+            }
             RuntimeCheck::SliceStep { ty, axis } => {
                 format!("the slice step for axis {axis} of `{ty}` is zero")
             }
@@ -121,6 +126,7 @@ impl RuntimeCheck {
             }
             RuntimeCheck::EmptyReduction { .. } => Some("use `sum`, or make sure the reduced axes are not empty"),
             RuntimeCheck::Index { .. } => Some("a negative index counts from the end; slices clamp, but single indices do not"),
+            RuntimeCheck::Mask { .. } => Some("a boolean index has the sizes of the axes it selects from; it does not broadcast"),
             RuntimeCheck::SetSlice { .. } => Some("the value's first dim is the slice's length, or a static 1 that stretches"),
             RuntimeCheck::Join { .. } => {
                 Some("joined arrays must have equal sizes on every axis except the one they are joined along")

@@ -1,6 +1,7 @@
-//! The indexing family: `x[i, a:b:s]`, `take` (and `x[idx]`), `scatter_add`, `scatter_set`
-//! and `set_slice`, written after Python's own rules (`slice.indices`, `np.take`,
-//! `np.add.at`, assignment in index order so the last repeated index wins).
+//! The indexing family: `x[i, a:b:s]`, `take` (and `x[idx]`), `scatter_add`, `scatter_set`,
+//! `set_slice` and `flatnonzero`, written after Python's own rules (`slice.indices`,
+//! `np.take`, `np.add.at`, assignment in index order so the last repeated index wins,
+//! `np.flatnonzero` and the shape rule of boolean indexing).
 
 use ndarray::{ArrayD, Axis, IxDyn};
 
@@ -46,6 +47,29 @@ fn slice_positions(len: usize, start: Option<i64>, stop: Option<i64>, step: i64)
         p += step;
     }
     out
+}
+
+/// `flatnonzero(a)`: the row-major positions of `a`'s elements that are not zero (a NaN is
+/// not zero). With a second operand (from `x[mask]`), `a`'s shape must be its leading dims.
+pub(crate) fn flatnonzero(node: &Node, values: Vec<Value>) -> Result<Value> {
+    let span = &node.expr.span;
+    let a = values.first().ok_or_else(|| InterpError::internal("`flatnonzero` without its operand", span))?;
+    if let Some(like) = values.get(1) {
+        let (m, x) = (a.shape(), like.shape());
+        if let Some(axis) = (0..m.len()).find(|&i| x.get(i) != Some(&m[i])) {
+            let check = RuntimeCheck::Mask { mask: node.operands[0].ty.clone(), ty: node.operands[1].ty.clone(), axis };
+            let seen = format!("the boolean index has shape {} and the indexed array {}", shape_str(m), shape_str(x));
+            return Err(InterpError::check(check, span, seen));
+        }
+    }
+    let positions: Vec<i64> = ptl_lang::map_value!(a, arr => arr
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v != Default::default())
+        .map(|(i, _)| i as i64)
+        .collect());
+    let n = positions.len();
+    Ok(Value::I64(ArrayD::from_shape_vec(IxDyn(&[n]), positions).map_err(|e| InterpError::internal(e.to_string(), span))?))
 }
 
 fn out_of_range(node: &Node, op: &str, axis: usize, operand: usize, i: i64, len: usize) -> InterpError {

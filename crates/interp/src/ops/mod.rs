@@ -59,6 +59,7 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::Take { axis } => indexing::take(node, values, *axis),
         Op::Scatter { add } => indexing::scatter(node, values, *add),
         Op::SetSlice => indexing::set_slice(node, values),
+        Op::Nonzero => indexing::flatnonzero(node, values),
         Op::Arg { max, axis } => statistics::arg(*max, node, &one(values, node)?, *axis),
         Op::Scan { prod, axis } => scans::scan(*prod, &one(values, node)?, *axis, span),
         Op::Sort { axis, arg } => scans::sort(&one(values, node)?, *axis, *arg, span),

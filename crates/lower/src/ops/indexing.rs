@@ -31,36 +31,36 @@ fn i64_ty<'c>(e: &Emitter<'c, '_>) -> Type<'c> {
     e.elem(DType::I64)
 }
 
-fn c64<'c, 'a>(e: &Emitter<'c, 'a>, v: i64) -> Result<Value<'c, 'a>> {
+pub(super) fn c64<'c, 'a>(e: &Emitter<'c, 'a>, v: i64) -> Result<Value<'c, 'a>> {
     e.const_int(DType::I64, v)
 }
 
-fn cmp<'c, 'a>(e: &Emitter<'c, 'a>, p: P, a: Value<'c, '_>, b: Value<'c, '_>) -> Result<Value<'c, 'a>> {
+pub(super) fn cmp<'c, 'a>(e: &Emitter<'c, 'a>, p: P, a: Value<'c, '_>, b: Value<'c, '_>) -> Result<Value<'c, 'a>> {
     e.append(arith::cmpi(e.ctx, p, a, b, e.loc))
 }
 
-fn sel<'c, 'a>(e: &Emitter<'c, 'a>, c: Value<'c, '_>, a: Value<'c, '_>, b: Value<'c, '_>) -> Result<Value<'c, 'a>> {
+pub(super) fn sel<'c, 'a>(e: &Emitter<'c, 'a>, c: Value<'c, '_>, a: Value<'c, '_>, b: Value<'c, '_>) -> Result<Value<'c, 'a>> {
     e.append(arith::select(c, a, b, e.loc))
 }
 
-fn add<'c, 'a>(e: &Emitter<'c, 'a>, a: Value<'c, '_>, b: Value<'c, '_>) -> Result<Value<'c, 'a>> {
+pub(super) fn add<'c, 'a>(e: &Emitter<'c, 'a>, a: Value<'c, '_>, b: Value<'c, '_>) -> Result<Value<'c, 'a>> {
     e.append(arith::addi(a, b, e.loc))
 }
 
-fn sub<'c, 'a>(e: &Emitter<'c, 'a>, a: Value<'c, '_>, b: Value<'c, '_>) -> Result<Value<'c, 'a>> {
+pub(super) fn sub<'c, 'a>(e: &Emitter<'c, 'a>, a: Value<'c, '_>, b: Value<'c, '_>) -> Result<Value<'c, 'a>> {
     e.append(arith::subi(a, b, e.loc))
 }
 
-fn to_index<'c, 'a>(e: &Emitter<'c, 'a>, v: Value<'c, '_>) -> Result<Value<'c, 'a>> {
+pub(super) fn to_index<'c, 'a>(e: &Emitter<'c, 'a>, v: Value<'c, '_>) -> Result<Value<'c, 'a>> {
     e.append(arith::index_cast(v, e.index_type(), e.loc))
 }
 
-fn to_i64<'c, 'a>(e: &Emitter<'c, 'a>, v: Value<'c, '_>) -> Result<Value<'c, 'a>> {
+pub(super) fn to_i64<'c, 'a>(e: &Emitter<'c, 'a>, v: Value<'c, '_>) -> Result<Value<'c, 'a>> {
     e.append(arith::index_cast(v, i64_ty(e), e.loc))
 }
 
 /// The value of a rank-0 tensor.
-fn scalar<'c, 'a>(e: &Emitter<'c, 'a>, t: Value<'c, 'a>, dtype: DType) -> Result<Value<'c, 'a>> {
+pub(super) fn scalar<'c, 'a>(e: &Emitter<'c, 'a>, t: Value<'c, 'a>, dtype: DType) -> Result<Value<'c, 'a>> {
     e.append(tensor::extract(e.ctx, e.elem(dtype), t, &[], e.loc).into())
 }
 
@@ -93,7 +93,7 @@ fn clamp<'c, 'a>(e: &Emitter<'c, 'a>, p: Value<'c, '_>, lo: Value<'c, '_>, hi: V
 }
 
 /// `p` clamped to a valid position of an axis of `len` elements (0 when it has none).
-fn clamp_to_axis<'c, 'a>(e: &Emitter<'c, 'a>, p: Value<'c, '_>, len: Value<'c, '_>) -> Result<Value<'c, 'a>> {
+pub(super) fn clamp_to_axis<'c, 'a>(e: &Emitter<'c, 'a>, p: Value<'c, '_>, len: Value<'c, '_>) -> Result<Value<'c, 'a>> {
     let zero = c64(e, 0)?;
     let one = c64(e, 1)?;
     let last = sub(e, len, one)?;
@@ -134,7 +134,7 @@ fn read<'c, 'a>(
 }
 
 /// `linalg.index` of loop `d`, as `i64`.
-fn loop_index<'c, 'a>(e: &Emitter<'c, 'a>, d: usize) -> Result<Value<'c, 'a>> {
+pub(super) fn loop_index<'c, 'a>(e: &Emitter<'c, 'a>, d: usize) -> Result<Value<'c, 'a>> {
     let attr = IntegerAttribute::new(Type::parse(e.ctx, "i64").ok_or_else(|| LowerError::Internal("i64".into()))?, d as i64);
     let i = e.append(linalg::index(e.ctx, e.index_type(), attr, e.loc).into())?;
     to_i64(e, i)
@@ -186,7 +186,7 @@ const FUSED_STATIC_ELEMENTS: u64 = 512;
 /// such a buffer fits IREE's stack limit whatever it fuses with, and each barrier costs a
 /// dispatch and a buffer per call (a PyMC regression's logp and gradient, with eight slices
 /// of static shapes: 22.1 us a call with the barriers, 16.6 us without).
-fn fence<'c, 'a>(e: &Emitter<'c, 'a>, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
+pub(super) fn fence<'c, 'a>(e: &Emitter<'c, 'a>, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
     let dims = crate::emitter::static_dims(value.r#type());
     let elements = dims.iter().try_fold(1u64, |n, d| d.and_then(|d| n.checked_mul(d)));
     match elements {

@@ -26,6 +26,7 @@ pub mod scalar;
 pub mod special;
 pub mod joining;
 pub mod matrix;
+pub mod nonzero;
 pub mod scans;
 pub mod slices;
 pub mod statistics;
@@ -63,6 +64,7 @@ pub fn lower<'c, 'a>(
         Op::Take { axis } => return indexing::take(e, scope, prog, node, operands, *axis),
         Op::Scatter { add } => return indexing::scatter(e, scope, prog, node, operands, *add),
         Op::SetSlice => return indexing::set_slice(e, scope, prog, node, operands),
+        Op::Nonzero => return nonzero::flatnonzero(e, scope, prog, operands),
         Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } | Op::Eigh { .. } => return linalg::lower(e, scope, prog, node, op, operands),
         Op::LuPermutation => return linalg::lower_permutation(e, scope, prog, node, operands),
         _ => {}
@@ -120,7 +122,7 @@ pub fn lower<'c, 'a>(
         Op::Cholesky | Op::SolveTriangular { .. } | Op::Solve | Op::Det | Op::Slogdet { .. } | Op::LuFactor { .. } | Op::LuPermutation | Op::Eigh { .. } => {
             Err(LowerError::Internal(format!("`{op}` is a linear-algebra op")))
         }
-        Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice => Err(LowerError::Internal(format!("`{op}` is an indexing op"))),
+        Op::Slice(_) | Op::Take { .. } | Op::Scatter { .. } | Op::SetSlice | Op::Nonzero => Err(LowerError::Internal(format!("`{op}` is an indexing op"))),
         Op::Unary(_) | Op::Binary(_) | Op::Ternary(_) | Op::Select | Op::Cast => Err(LowerError::Internal(format!("`{op}` is elementwise"))),
     }
 }

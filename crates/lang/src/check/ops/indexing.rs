@@ -69,6 +69,9 @@ impl Checker {
         if let [IndexItem::Single(i)] = items {
             let it = self.expr(sc, i)?;
             let xt = xt?;
+            if it.ty().rank() > 0 && it.dtype() == DType::Bool {
+                return self.mask_select(xt, it, span);
+            }
             if it.ty().rank() > 0 {
                 return self.gather(xt, it, 0, "x[idx]", span);
             }
@@ -210,7 +213,7 @@ impl Checker {
         if !idx.dtype().is_int() {
             let d = Diagnostic::new(ErrorKind::DType, idx.e.span.clone(), format!("the indices of `{fname}` must be integers"))
                 .with_label(idx.e.span.clone(), has_type(idx.ty()))
-                .with_note("boolean masks are not supported; indices are `i32` or `i64`");
+                .with_note("indices are `i32` or `i64`; a boolean mask selects with `x[mask]`, or `take(x, flatnonzero(mask), axis)`");
             self.report(d);
             return None;
         }
@@ -232,6 +235,76 @@ impl Checker {
         dims.extend(xty.dims[axis + 1..].iter().cloned());
         let ty = TensorType::new(xty.dtype, dims);
         Some(Typed::strong(TExpr::op(Op::Take { axis }, vec![x.e, idx], ty, span)))
+    }
+
+    /// `flatnonzero(a)`: the `i64` positions of `a`'s nonzero elements in its row-major order.
+    pub(crate) fn flatnonzero(&mut self, sc: &Scope, args: &[Expr], span: Span) -> Option<Typed> {
+        let a = self.expr(sc, &args[0])?;
+        let ty = TensorType::new(DType::I64, vec![Dim::Unknown]);
+        Some(Typed::strong(TExpr::op(Op::Nonzero, vec![a.e], ty, span)))
+    }
+
+    /// `x[mask]` for a bool `mask` of rank `k <= rank(x)` with `x`'s leading `k` dims: the
+    /// selected elements (`k == rank(x)`) or rows of the remaining axes, in row-major order,
+    /// as NumPy's boolean indexing. It is a gather of the positions `flatnonzero` finds, from
+    /// `x` with its leading `k` axes made one.
+    fn mask_select(&mut self, x: Typed, mask: Typed, span: Span) -> Option<Typed> {
+        let (xty, mty) = (x.ty().clone(), mask.ty().clone());
+        let k = mty.rank();
+        if k > xty.rank() {
+            let d = Diagnostic::new(
+                ErrorKind::Rank,
+                span,
+                format!("too many indices: a boolean index of rank {k} on `{xty}`, which has rank {}", xty.rank()),
+            )
+            .with_label(mask.e.span.clone(), has_type(&mty))
+            .with_label(x.e.span.clone(), has_type(&xty));
+            self.report(d);
+            return None;
+        }
+        for axis in 0..k {
+            if let (Dim::Static(m), Dim::Static(n)) = (&mty.dims[axis], &xty.dims[axis])
+                && m != n
+            {
+                let d = Diagnostic::new(
+                    ErrorKind::Shape,
+                    mask.e.span.clone(),
+                    format!("the boolean index `{mty}` does not match `{xty}` at axis {axis}"),
+                )
+                .with_label(mask.e.span.clone(), format!("{m} here"))
+                .with_label(x.e.span.clone(), format!("{n} here"))
+                .with_note("a boolean index has the sizes of the axes it selects from; it does not broadcast");
+                self.report(d);
+                return None;
+            }
+        }
+        let mask_span = mask.e.span.clone();
+        let witness = crate::check::broadcast::witness(&x.e);
+        let positions = TExpr::op(Op::Nonzero, vec![mask.e, witness], TensorType::new(DType::I64, vec![Dim::Unknown]), span.clone());
+        let rest = &xty.dims[k..];
+        let source = if k == 1 {
+            x.e
+        } else {
+            let lead = xty.dims[..k].iter().try_fold(1u64, |n, d| d.as_static().and_then(|d| n.checked_mul(d)));
+            if lead.is_none() && rest.contains(&Dim::Unknown) {
+                let d = Diagnostic::new(
+                    ErrorKind::Shape,
+                    span,
+                    format!("a boolean index of rank {k} on `{xty}` needs static sizes for the axes it selects from, or for those it keeps"),
+                )
+                .with_label(mask_span, has_type(&mty))
+                .with_note("the selected axes are read as one axis, and a shape has at most one `?` size to infer; name the sizes of the kept axes in the signature, or index a reshaped array");
+                self.report(d);
+                return None;
+            }
+            let mut dims = vec![lead.map_or(Dim::Unknown, Dim::Static)];
+            dims.extend(rest.iter().cloned());
+            TExpr::op(Op::Reshape, vec![x.e], TensorType::new(xty.dtype, dims), span.clone())
+        };
+        let mut dims = vec![Dim::Unknown];
+        dims.extend(rest.iter().cloned());
+        let ty = TensorType::new(xty.dtype, dims);
+        Some(Typed::strong(TExpr::op(Op::Take { axis: 0 }, vec![source, positions], ty, span)))
     }
 
     pub(crate) fn take(&mut self, sc: &Scope, args: &[Expr], span: Span) -> Option<Typed> {

@@ -181,6 +181,7 @@ impl Checker {
                 self.where_(c, a, bb, span)
             }
             Builtin::Take => self.take(sc, args, span),
+            Builtin::FlatNonzero => self.flatnonzero(sc, args, span),
             Builtin::Guard => self.guard(sc, args, span),
             Builtin::Scatter { add } => self.scatter(sc, add, args, span),
             Builtin::SetSlice => self.set_slice(sc, args, span),
