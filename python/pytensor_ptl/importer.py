@@ -181,13 +181,60 @@ def _mask_set(node):
     return mask
 
 
+def _nonzero_mask(idx):
+    """The mask whose one `Nonzero` gives exactly the index arrays `idx`, else None."""
+    owner = idx[0].owner if idx else None
+    if owner is None or not isinstance(owner.op, Nonzero) or list(idx) != list(owner.outputs):
+        return None
+    return owner.inputs[0]
+
+
+def _mask_index(node, inc: bool):
+    """(x, mask), where `node` indexes `x` with a bool mask over its leading axes, and nothing
+    else: PyTensor's `AdvancedSubtensor` (`inc` false) or `AdvancedIncSubtensor` of the mask
+    itself, or of the outputs of one `Nonzero(mask)` (PyTensor's rewrite). Else None."""
+    op = node.op
+    kind = _ADVANCED_INC if inc else _ADVANCED_SUB
+    first = 2 if inc else 1
+    if kind is None or not isinstance(op, kind) or len(node.inputs) <= first:
+        return None
+    x, idx = node.inputs[0], list(node.inputs[first:])
+    if len(idx) == 1 and idx[0].type.dtype == "bool":
+        mask = idx[0]
+    else:
+        mask = _nonzero_mask(idx)
+    if mask is None or mask.type.dtype != "bool" or not 1 <= mask.type.ndim <= x.type.ndim:
+        return None
+    if tuple(getattr(op, "idx_list", ())) != tuple(range(len(idx))):
+        return None
+    return x, mask
+
+
+def _mask_read(node):
+    """The bool mask, where `node` reads `x[mask]`: ptl's boolean index. Else None."""
+    found = _mask_index(node, inc=False)
+    return None if found is None else found[1]
+
+
+def _mask_scatter(node):
+    """The bool mask, where `node` is `x[mask] = y` or `x[mask] += y` with a vector mask and a
+    value per selected row (a gradient of `x[mask]`): `scatter_set`/`scatter_add` at
+    `flatnonzero(mask)`. (A value for every element at once is `_mask_set`.) Else None."""
+    found = _mask_index(node, inc=True)
+    if found is None or found[1].type.ndim != 1 or _mask_set(node) is not None:
+        return None
+    return found[1]
+
+
 def _mask_only(node, fgraph) -> bool:
-    """Whether `node` is a `Nonzero` whose indices serve only masked sets (`_mask_set`), which
-    read its mask instead: then it needs no equivalent of its own."""
+    """Whether `node` is a `Nonzero` whose indices serve only masked reads and sets
+    (`_mask_read`, `_mask_set`, `_mask_scatter`), which read its mask instead: then it needs no
+    equivalent of its own."""
     if not isinstance(node.op, Nonzero):
         return False
     users = [client for o in node.outputs for client, _ in fgraph.clients.get(o, [])]
-    return bool(users) and all(not isinstance(u, str) and _mask_set(u) is not None for u in users)
+    uses_mask = lambda u: _mask_set(u) is not None or _mask_read(u) is not None or _mask_scatter(u) is not None  # noqa: E731
+    return bool(users) and all(not isinstance(u, str) and uses_mask(u) for u in users)
 
 
 def _separated_index(node):
@@ -521,8 +568,10 @@ def _check_node(node, at: str) -> None:
         raise NotImplementedError(f"{at}: `{op}` has no ptl equivalent")
     elif isinstance(op, (Join, Split)) or _take_axis(node) is not None or _is_scatter(node):
         pass
-    elif _mask_set(node) is not None:
+    elif _mask_set(node) is not None or _mask_read(node) is not None or _mask_scatter(node) is not None:
         pass
+    elif isinstance(op, Nonzero) and node.inputs[0].type.ndim == 1:
+        pass  # flatnonzero
     elif (multi := _multi_index(node)) is not None or (perm := _separated_index(node)) is not None:
         try:
             _multi_index_shapes(node, *(multi or (0, len(node.inputs) - 1)), at, None if multi else perm)
@@ -1030,6 +1079,10 @@ class _Describer:
             self.inline(node, at)
         elif isinstance(op, Split):
             self.split(node, at)
+        elif (mask := _mask_read(node)) is not None:
+            self.simple(node, "mask_select", [node.inputs[0], mask], at)
+        elif (mask := _mask_scatter(node)) is not None:
+            self.simple(node, "mask_scatter", [node.inputs[0], node.inputs[1], mask], at, set=bool(op.set_instead_of_inc))
         elif _take_axis(node) is not None:
             self.simple(node, "take", node.inputs[:2], at, axis=_take_axis(node))
         elif (mask := _mask_set(node)) is not None:
@@ -1043,7 +1096,9 @@ class _Describer:
             self.emit("switch", [self.id_of(mask), value, self.id_of(x)], out, dtype, at)
             self.ids[node.outputs[0]] = out
         elif _mask_only(node, self.fgraph):
-            pass  # read by the masked sets themselves
+            pass  # read by the masked reads and sets themselves
+        elif isinstance(op, Nonzero) and node.inputs[0].type.ndim == 1:
+            self.simple(node, "flatnonzero", node.inputs[:1], at)
         elif (multi := _multi_index(node)) is not None:
             s, k = multi
             sizes, shape, rank, values = _multi_index_shapes(node, s, k, at)
@@ -1151,10 +1206,14 @@ class _Describer:
             else:
                 self.softmax_axes(node, axes, at)
         elif isinstance(op, Alloc):
-            shape = [int(self.need_known(s, at, "the allocated shape")) for s in node.inputs[1:]]
-            if any(n < 0 for n in shape):
+            # Sizes known now, or named dims of the graph's inputs (`Shape_i` of one).
+            shape = [self.named_dim(s) or int(self.need_known(s, at, "the allocated shape")) for s in node.inputs[1:]]
+            if any(isinstance(n, int) and n < 0 for n in shape):
                 raise ValueError(f"{at}: the allocated shape {tuple(shape)} has a negative size")
-            self.simple(node, "broadcast", [node.inputs[0]], at, shape=shape)
+            if all(isinstance(n, int) for n in shape):
+                self.simple(node, "broadcast", [node.inputs[0]], at, shape=shape)
+            else:
+                self.simple(node, "broadcast_dims", [node.inputs[0]], at, shape=shape)
         elif isinstance(op, Reshape):
             shape = [int(s) for s in np.ravel(self.need_known(node.inputs[1], at, "the new shape"))]
             if any(n < -1 for n in shape):
@@ -1282,6 +1341,18 @@ class _Describer:
             parent, v = self.outer[x]
             return parent.is_input(v)
         return x.owner is None
+
+    def named_dim(self, s):
+        """`{"input": id, "axis": a}` where the scalar `s` is `Shape_i{a}` of a graph input whose
+        dim `a` is named and not known now, else None."""
+        owner = s.owner
+        if owner is None or not isinstance(owner.op, Shape_i) or self.value_of(s) is not None:
+            return None
+        x, axis = owner.inputs[0], int(owner.op.i)
+        input_id = self.named_input_id(x)
+        if input_id is None or x.type.shape[axis] is not None:
+            return None
+        return {"input": input_id, "axis": axis}
 
     def named_input_id(self, x):
         """The id of the graph input `x` is (through inlined graphs' inputs) if its unknown

@@ -25,12 +25,6 @@ def test_unsupported_op_raises_at_function_time_naming_the_node():
         pytensor.function([a], y, mode="PTL_STRICT")
 
 
-def test_boolean_mask_is_refused_naming_the_node():
-    x = pt.vector("x")
-    with pytest.raises(NotImplementedError, match=r"node \d+ `AdvancedSubtensor"):
-        pytensor.function([x], x[x > 0.0] * 2.0, mode="PTL_STRICT")
-
-
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "float16", "complex128"])
 def test_unsupported_input_dtype_names_the_dtype(dtype):
     x = pt.vector("x", dtype=dtype)

@@ -234,3 +234,30 @@ def test_a_scalar_set_or_added_under_a_boolean_mask_is_a_where(mode):
     ]:
         f = pytensor.function(inputs, out, mode=mode)
         assert_same(f(*args), pytensor.function(inputs, out)(*args))
+
+
+B = rng.standard_normal((4, 3))
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["vector", "matrix", "rows", "grad_vector", "grad_rows", "nonzero", "empty"],
+)
+def test_boolean_mask_reads_and_their_gradients(case):
+    # PyTensor rewrites `x[mask]` into `x[mask.nonzero()]`; ptl reads the mask itself.
+    x, X, m = pt.vector("x"), pt.matrix("X"), pt.vector("m", dtype="bool")
+    M2 = pt.matrix("M", dtype="bool")
+    keep = np.array([True, False, True, True, False, True])
+    rows = np.array([False, True, True, False])
+    inputs, out, args = {
+        "vector": ([x, m], (x[m] ** 2).sum() + x[m], [V, keep]),
+        "matrix": ([X, M2], X[M2] * 2.0, [B, B > 0.0]),
+        "rows": ([X, m], X[m].sum(axis=1), [B, rows]),
+        "grad_vector": ([x, m], pytensor.grad((pt.exp(x[m]) * x[m]).sum(), x), [V, keep]),
+        "grad_rows": ([X, m], pytensor.grad((X[m] ** 3).sum(), X), [B, rows]),
+        "nonzero": ([x], pt.flatnonzero(x * (x > 0.0)), [V]),
+        "empty": ([x, m], x[m] + 1.0, [V, np.zeros(6, bool)]),
+    }[case]
+    f = _compare(inputs, out, args)
+    src = from_fgraph(f.maker.fgraph).source()
+    assert "flatnonzero" in src if case in ("grad_vector", "grad_rows", "nonzero") else "[m" in src or "[M" in src, src

@@ -63,6 +63,7 @@ CASES = {
     "set_slice_first_axis": lambda: ([x := _x3(), v := pt.matrix("v")], [pt.set_subtensor(x[:2], v), pt.inc_subtensor(x[1:], v)], [X3, _m(4, 5)]),
     "set_inner_slice": lambda: ([x := _x3(), v := pt.vector("v")], [pt.set_subtensor(x[:2, 0, 0], v)], [X3, _m(2)]),
     "set_advanced_rows": lambda: ([x := _x3(), v := pt.tensor3("v")], [pt.set_subtensor(x[np.r_[0, 2]], v), pt.inc_subtensor(x[np.r_[0, 2]], v)], [X3, _m(2, 4, 5)]),
+    "boolean_mask": lambda: ([x := pt.matrix("x")], [x[x > 0], x[(x > 0).any(axis=1)] * 2.0], [_m(4, 5)]),
     "set_boolean_mask": lambda: ([x := pt.matrix("x")], [pt.set_subtensor(x[x > 0], 0.0)], [_m(4, 5)]),
     # Elemwise and scalar math.
     "elemwise_arithmetic": lambda: ([x := pt.matrix("x"), y := pt.vector("y")], [x * y + 2.0, x / (y**2 + 1.0), -x - y, pt.abs(x) ** 1.5], [_m(3, 4), _m(4)]),
@@ -104,8 +105,7 @@ CASES = {
 }
 
 # Cases whose graphs hold ops ptl cannot express yet (they run in mode PTL with fallback
-# islands); every case runs in ptl today. A boolean mask's read (`x[x > 0]`, of a size the data
-# decides) would be one: `test_import.py` checks that it is refused.
+# islands); every case runs in ptl today.
 FALLBACK: set[str] = set()
 
 

@@ -170,6 +170,9 @@ pub enum NodeKind {
     LogSoftmax { axis: usize },
     /// PyTensor's `Alloc`: the input broadcast to `shape`.
     Broadcast { shape: Vec<u64> },
+    /// PyTensor's `Alloc` to sizes of which some are only known at run time: named dims of
+    /// the graph's inputs.
+    BroadcastDims { shape: Vec<Size> },
     /// Row-major reshape; `None` is the one size inferred from the others.
     Reshape { shape: Vec<Option<u64>> },
     /// A scalar operation that is the ptl builtin `name` (a unary op of the math library or a
@@ -188,6 +191,14 @@ pub enum NodeKind {
     /// `x[idx]` with an integer array `idx` on one axis, every other axis whole (PyTensor's
     /// `AdvancedSubtensor1`, and its `AdvancedSubtensor` of one array index): `take`.
     Take { axis: i64 },
+    /// `x[mask]` with a bool `mask` over `x`'s leading axes (PyTensor's `AdvancedSubtensor` of
+    /// the mask or of its `Nonzero`): inputs `x`, `mask`.
+    MaskSelect,
+    /// `x[mask] = y` (`set`) or `x[mask] += y` with a bool vector `mask` and a value per
+    /// selected row: inputs `x`, `y`, `mask`.
+    MaskScatter { set: bool },
+    /// PyTensor's `Nonzero` of a vector: the positions of its nonzero elements.
+    Flatnonzero,
     /// PyTensor's `AdvancedIncSubtensor1`: inputs `x`, `y`, `idx`; `x[idx] = y` when `set`,
     /// else `x[idx] += y` with repeated indices adding up.
     Scatter { set: bool },
@@ -275,6 +286,14 @@ pub enum NodeKind {
 pub enum SubItem {
     Index(Bound),
     Slice(Option<Bound>, Option<Bound>, Option<Bound>),
+}
+
+/// A size: a number, or the named dim `axis` of the input whose id is `input`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Size {
+    Known(u64),
+    Dim { input: usize, axis: usize },
 }
 
 /// An index or a slice bound: a number, or the node's input `k` (an integer scalar computed at

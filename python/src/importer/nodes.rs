@@ -4,7 +4,7 @@ use ptl_lang::DType;
 use ptl_lang::ast::{BinOp, Expr, ExprKind, IndexItem};
 use ptl_lang::ops::{BinaryOp, Builtin, ReduceOp, UnaryOp};
 
-use super::desc::{Bound, Node, NodeKind, ReduceKind, SubItem};
+use super::desc::{Bound, Node, NodeKind, ReduceKind, Size, SubItem};
 use super::error::{ImportError, Result};
 use super::syntax::{SPAN, ascribe, bin, boolean, call, cast, ex, float, ident, int, int_list, neg};
 use super::{Builder, Val};
@@ -170,6 +170,19 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let dims = ex(ExprKind::Array(shape.iter().map(|&n| size(n, at)).collect::<Result<_>>()?));
             builtin(Builtin::Broadcast, vec![b.operand(x, dt, at)?, dims])
         }
+        NodeKind::BroadcastDims { shape } => {
+            let [x] = inputs(node)?;
+            let dims = shape
+                .iter()
+                .map(|s| match *s {
+                    Size::Known(n) => size(n, at),
+                    Size::Dim { input, axis } => b.dim_names.get(&(input, axis)).map(|name| super::syntax::var(name)).ok_or_else(|| {
+                        ImportError::malformed(at, format!("axis {axis} of value {input} is no named dim of an input"))
+                    }),
+                })
+                .collect::<Result<_>>()?;
+            builtin(Builtin::Broadcast, vec![b.operand(x, dt, at)?, ex(ExprKind::Array(dims))])
+        }
         NodeKind::Subtensor { items } => {
             let x = *node.inputs.first().ok_or_else(|| ImportError::malformed(at, "`subtensor` without an input"))?;
             let items = items
@@ -206,6 +219,20 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
         NodeKind::Take { axis } => {
             let [x, idx] = inputs(node)?;
             builtin(Builtin::Take, vec![b.operand(x, dt, at)?, b.operand(idx, b.dtype(idx, at)?, at)?, int(*axis)])
+        }
+        NodeKind::MaskSelect => {
+            let [x, mask] = inputs(node)?;
+            let mask = b.operand(mask, DType::Bool, at)?;
+            ex(ExprKind::Index(Box::new(b.operand(x, dt, at)?), vec![IndexItem::Single(mask)]))
+        }
+        NodeKind::MaskScatter { set } => {
+            let [x, y, mask] = inputs(node)?;
+            let idx = builtin(Builtin::FlatNonzero, vec![b.operand(mask, DType::Bool, at)?]);
+            builtin(Builtin::Scatter { add: !*set }, vec![b.operand(x, dt, at)?, idx, b.operand(y, dt, at)?])
+        }
+        NodeKind::Flatnonzero => {
+            let [a] = inputs(node)?;
+            builtin(Builtin::FlatNonzero, vec![b.operand(a, b.dtype(a, at)?, at)?])
         }
         NodeKind::Scatter { set } => {
             let [x, y, idx] = inputs(node)?;
