@@ -67,6 +67,7 @@ fn generated(e: &TExpr) -> String {
         }
         TExprKind::Call(f, xs) | TExprKind::CallMulti(f, xs, _) => format!("{f}({})", args(xs)),
         TExprKind::Loop(_) => "loop { .. }".to_string(),
+        TExprKind::If(c) => format!("if {} {{ .. }} else {{ .. }}", generated(&c.cond)),
         TExprKind::Tuple(xs) => format!("({})", args(xs)),
     }
 }

@@ -252,6 +252,28 @@ impl Interp<'_> {
                 results.remove(0)
             }
             TExprKind::Loop(l) => loops::single(self.eval_loop(frame, l, span)?, e)?,
+            TExprKind::If(c) => {
+                let cond = match self.eval(frame, &c.cond)? {
+                    Value::Bool(a) if a.ndim() == 0 => a.iter().next().copied().unwrap_or(false),
+                    other => return Err(InterpError::internal(format!("an `if` condition of type {}", other.tensor_type()), span)),
+                };
+                let block = if cond { &c.then } else { &c.otherwise };
+                let [result] = block.results.as_slice() else {
+                    return Err(InterpError::internal("an `if` block without one value", span));
+                };
+                let v = if block.lets.is_empty() {
+                    self.eval(frame, result)?
+                } else {
+                    // The chosen block's scope: a copy of the enclosing one with its own `let`s.
+                    let mut inner = Frame { vars: frame.vars.clone(), syms: frame.syms.clone() };
+                    for b in &block.lets {
+                        self.run_let(&mut inner, b)?;
+                    }
+                    self.eval(&inner, result)?
+                };
+                check_value(frame, &e.ty, &v, span)?;
+                v
+            }
             TExprKind::CallMulti(..) => {
                 return Err(InterpError::internal("a multi-result call outside a top-level `print`", span));
             }

@@ -186,8 +186,19 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `loop STATE = INIT for i in A..B { BODY }` and its `scan` form (see [`LoopExpr`]).
     Loop(Box<LoopExpr>),
+    /// `if COND { THEN } else { OTHERWISE }` (see [`IfExpr`]).
+    If(Box<IfExpr>),
     /// Placeholder left by error recovery; never survives a successful parse.
     Error,
+}
+
+/// `if cond { then } else { otherwise }`: `cond` is a `bool` scalar, and only the block it
+/// chooses runs. `else if` is an `otherwise` block whose result is another `if`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IfExpr {
+    pub cond: Expr,
+    pub then: Block,
+    pub otherwise: Block,
 }
 
 /// One item of an index list: a single index (or an index tensor), or a slice

@@ -133,6 +133,8 @@ pub enum TExprKind {
     /// state values or is a `scan`; such a node appears only where a multi-result call may,
     /// and its `ty` is the first of [`TLoop::results`].
     Loop(Box<TLoop>),
+    /// `if cond { then } else { otherwise }` (see [`TIf`]): one value, of the node's type.
+    If(Box<TIf>),
     /// Several values computed independently (the parts of `split`): one per item, each of
     /// the item's type. It appears only where a multi-result call may, and its `ty` is the
     /// first item's.
@@ -162,6 +164,29 @@ pub struct TLoop {
     pub body: TBlock,
     /// The state's types, then (scan) the stacked outputs' types.
     pub results: Vec<TensorType>,
+}
+
+/// `if cond { then } else { otherwise }`: `cond` is a `bool` scalar, and only the chosen
+/// block runs. Each block sees the enclosing scope and gives one value (`results` has one
+/// expression) of the node's dtype and rank; where the two blocks' dims differ, the node's
+/// dim is `?` (each block's value keeps its own type).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TIf {
+    pub cond: TExpr,
+    pub then: TBlock,
+    pub otherwise: TBlock,
+}
+
+impl TIf {
+    /// Every expression the conditional may evaluate: the condition, then each block's.
+    pub fn exprs(&self) -> Vec<&TExpr> {
+        let mut out = vec![&self.cond];
+        for b in [&self.then, &self.otherwise] {
+            out.extend(b.lets.iter().map(|l| &l.value));
+            out.extend(b.results.iter());
+        }
+        out
+    }
 }
 
 impl TLoop {
@@ -207,6 +232,7 @@ impl TExpr {
             TExprKind::Literal(_) | TExprKind::Var(_) | TExprKind::DimValue(_) => vec![],
             TExprKind::Op(_, args) | TExprKind::Call(_, args) | TExprKind::CallMulti(_, args, _) => args.iter().collect(),
             TExprKind::Loop(l) => l.exprs(),
+            TExprKind::If(c) => c.exprs(),
             TExprKind::Tuple(items) => items.iter().collect(),
         }
     }

@@ -501,9 +501,9 @@ mod props {
     use super::*;
     use proptest::prelude::*;
 
-    const KEYWORDS: [&str; 16] = [
+    const KEYWORDS: [&str; 18] = [
         "fn", "let", "print", "true", "false", "f32", "f64", "i32", "i64", "bool", "loop", "scan",
-        "for", "in", "inf", "nan",
+        "for", "in", "inf", "nan", "if", "else",
     ];
     const NO_SPAN: std::ops::Range<usize> = 0..0;
 
@@ -591,8 +591,16 @@ mod props {
                 (inner.clone(), prop::collection::vec(index_item(inner.clone()), 1..3))
                     .prop_map(|(x, items)| e(ExprKind::Index(Box::new(x), items))),
                 loop_(inner.clone()),
+                if_(inner.clone()),
             ]
         })
+    }
+
+    /// `if c { .. } else { .. }`, the `else` block sometimes only another `if`.
+    fn if_(inner: impl Strategy<Value = Expr> + Clone + 'static) -> impl Strategy<Value = Expr> {
+        let body_let = (ident(), inner.clone()).prop_map(|(name, value)| Let { name, ty: None, value, span: NO_SPAN, rest: Vec::new() });
+        let block = (prop::collection::vec(body_let, 0..2), inner.clone()).prop_map(|(lets, result)| Block { lets, result, span: NO_SPAN }).boxed();
+        (inner, block.clone(), block).prop_map(|(cond, then, otherwise)| e(ExprKind::If(Box::new(IfExpr { cond, then, otherwise }))))
     }
 
     /// `loop` / `scan` with one or more state names and a body of `let`s and a result.

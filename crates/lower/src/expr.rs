@@ -48,6 +48,7 @@ pub fn lower<'c, 'a>(
             }
             values.remove(0)
         }
+        TExprKind::If(c) => crate::conditional::lower_if(e, scope, prog, c, ty)?,
         TExprKind::CallMulti(name, ..) => {
             return Err(LowerError::Internal(format!("multi-result call of `{name}` outside print")));
         }

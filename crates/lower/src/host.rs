@@ -131,7 +131,8 @@ pub(crate) fn matmul_from() -> Option<u64> {
     REGISTRY.with(|r| r.borrow().matmul_from)
 }
 
-/// Marks the code lowered while the guard lives as inside a loop body.
+/// Marks the code lowered while the guard lives as inside a loop body (or a branch of an
+/// `if`, which joins values the same way).
 pub(crate) fn in_loop() -> LoopGuard {
     REGISTRY.with(|r| r.borrow_mut().loops += 1);
     LoopGuard

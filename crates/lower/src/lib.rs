@@ -3,6 +3,7 @@
 
 mod abi;
 pub mod checks;
+mod conditional;
 mod context;
 mod emitter;
 mod error;

@@ -322,6 +322,11 @@ impl Resolver<'_> {
                 }
             }
             ExprKind::Loop(l) => self.loop_expr(l, &e.span, function),
+            ExprKind::If(c) => {
+                self.expr(&c.cond, function);
+                self.block(&c.then, function);
+                self.block(&c.otherwise, function);
+            }
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::DType(_) | ExprKind::UnknownDim | ExprKind::Error => {}
         }
     }

@@ -171,5 +171,10 @@ fn expr<'a>(e: &'a TExpr, f: &mut impl FnMut(Node<'a>)) {
             expr(&l.stop, f);
             block(&l.body, f);
         }
+        TExprKind::If(c) => {
+            expr(&c.cond, f);
+            block(&c.then, f);
+            block(&c.otherwise, f);
+        }
     }
 }

@@ -973,7 +973,7 @@ impl Gen<'_> {
     /// (which fails, the same way in both backends, where that axis is empty), a gather of
     /// the first or last row, a scatter into the first row.
     fn indexing(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 if !shape.is_empty() => {
                 let x = self.expr(shape, dtype, d);
                 let axis = self.rng.below(shape.len());
@@ -1008,6 +1008,20 @@ impl Gen<'_> {
                 let v = self.expr(&row, dtype, d);
                 let f = self.rng.pick(&["scatter_add", "scatter_set"]);
                 Some(format!("{f}({x}, [0], {v})"))
+            }
+            // A boolean mask's selection (of a length the data decides), summed; or the sum of
+            // its positions.
+            4 if shape.is_empty() && (dtype.is_float() || dtype == DType::I64) => {
+                let operand = self.random_shape();
+                if operand.is_empty() {
+                    return None;
+                }
+                let m = self.expr(&operand, DType::Bool, d);
+                if dtype == DType::I64 {
+                    return Some(format!("sum(flatnonzero({m}))"));
+                }
+                let x = self.expr(&operand, dtype, d);
+                Some(format!("sum(({x})[{m}])"))
             }
             _ => None,
         }

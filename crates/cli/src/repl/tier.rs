@@ -106,7 +106,8 @@ impl Estimate<'_> {
                 // runs `trips` times.
                 return operands - self.block(&l.body) + trips * self.block(&l.body);
             }
-            TExprKind::Tuple(_) => 0.0,
+            // Both blocks are counted among the operands; only one runs.
+            TExprKind::If(_) | TExprKind::Tuple(_) => 0.0,
         };
         operands + own
     }

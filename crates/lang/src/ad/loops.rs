@@ -112,7 +112,7 @@ fn name_of(e: &TExpr) -> &str {
 }
 
 /// A call of `f` giving `tys`, bound to names.
-fn call(b: &mut Builder, f: &str, args: Vec<TExpr>, tys: &[TensorType]) -> Vec<TExpr> {
+pub(super) fn call(b: &mut Builder, f: &str, args: Vec<TExpr>, tys: &[TensorType]) -> Vec<TExpr> {
     let span = b.span.clone();
     if tys.len() == 1 {
         vec![b.bind(TExpr::new(TExprKind::Call(f.to_string(), args), tys[0].clone(), span))]

@@ -11,6 +11,7 @@
 //! them again gives second derivatives.
 
 pub(crate) mod build;
+mod conditional;
 mod loops;
 mod reverse;
 mod tape;

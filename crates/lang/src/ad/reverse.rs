@@ -71,6 +71,14 @@ pub(crate) fn derive(d: &mut Derivs, f: &TFn, active: &[usize], seeds: Seeds) ->
                     accumulate(&mut tape.b, &mut cts, &a, g);
                 }
             }
+            Step::If { then_fn, else_fn, cond, free, out, span } => {
+                let Some(ct) = cts.remove(name(out)) else { continue };
+                tape.b.span = span.clone();
+                let grads = super::conditional::backward(d, &mut tape, [then_fn, else_fn], cond, free, ct)?;
+                for (a, g) in grads {
+                    accumulate(&mut tape.b, &mut cts, &a, g);
+                }
+            }
             Step::Loop { body, init, free, start, stop, finals, outputs, stacked, span } => {
                 let out_cts: Vec<Option<TExpr>> = finals.iter().chain(outputs).map(|o| cts.remove(name(o))).collect();
                 if out_cts.iter().all(Option::is_none) {

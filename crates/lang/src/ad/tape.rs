@@ -29,6 +29,8 @@ pub(crate) enum Step {
         stacked: Vec<TExpr>,
         span: Span,
     },
+    /// An `if` that calls `then_fn` or `else_fn` (see `super::conditional`) on `free`.
+    If { then_fn: String, else_fn: String, cond: TExpr, free: Vec<TExpr>, out: TExpr, span: Span },
 }
 
 pub(crate) struct Tape {
@@ -44,6 +46,8 @@ pub(crate) struct Tape {
     /// Loop bodies made functions (see `super::loops`), and how many loops were met.
     pub(crate) lifted: Vec<TFn>,
     pub(crate) loops: usize,
+    /// How many `if`s with active blocks were met.
+    pub(crate) ifs: usize,
 }
 
 impl Tape {
@@ -57,6 +61,7 @@ impl Tape {
             params: f.params.clone(),
             lifted: Vec::new(),
             loops: 0,
+            ifs: 0,
         };
         for (i, p) in f.params.iter().enumerate() {
             if active_params.contains(&i) {
@@ -168,6 +173,7 @@ impl Tape {
             }
             TExprKind::CallMulti(..) => Err(AdError::internal(&e.span, "a call with several results used as one value")),
             TExprKind::Loop(_) => Ok(self.opaque_loop(e)?.remove(0)),
+            TExprKind::If(_) => self.opaque_if(e),
             TExprKind::Tuple(_) => Err(AdError::internal(&e.span, "several values used as one")),
         }
     }
@@ -247,6 +253,36 @@ impl Tape {
     }
 }
 
+impl Tape {
+    /// An `if`: bound as it is after the names it reads where its blocks read nothing that
+    /// depends on the differentiated parameters (its condition may: a condition has no
+    /// derivative), else through its blocks made functions (`super::conditional`).
+    fn opaque_if(&mut self, e: &TExpr) -> Result<TExpr, AdError> {
+        let TExprKind::If(c) = &e.kind else {
+            return Err(AdError::internal(&e.span, "a conditional that is not one"));
+        };
+        let mut names = HashSet::new();
+        free_names(e, &mut names);
+        let mut names: Vec<(String, TExpr)> = names.into_iter().filter_map(|n| self.lookup(&n).map(|v| (n, v))).collect();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut in_branches = HashSet::new();
+        for b in [&c.then, &c.otherwise] {
+            for x in b.lets.iter().map(|l| &l.value).chain(&b.results) {
+                free_names(x, &mut in_branches);
+            }
+        }
+        if e.ty.dtype.is_float() && names.iter().any(|(n, v)| in_branches.contains(n) && self.is_active(v)) {
+            return self.active_if(e, c, names);
+        }
+        for (n, v) in names {
+            if self.env.contains_key(&n) {
+                self.b.lets.push(TLet { name: n, value: v, span: e.span.clone(), rest: Vec::new() });
+            }
+        }
+        Ok(self.bind(e.clone()))
+    }
+}
+
 /// The first `N` such that no name `%N` or above appears in `f` (derivative code may be
 /// differentiated again, and its new names must not shadow the old).
 fn first_free_name(f: &TFn) -> usize {
@@ -268,6 +304,10 @@ fn first_free_name(f: &TFn) -> usize {
                 *top = (*top).max(number(n));
             }
             block(&l.body, top);
+        }
+        if let TExprKind::If(c) = &e.kind {
+            block(&c.then, top);
+            block(&c.otherwise, top);
         }
         if let TExprKind::Var(n) = &e.kind {
             *top = (*top).max(number(n));

@@ -151,6 +151,7 @@ impl Checker {
                 None
             }
             ExprKind::Loop(l) => self.loop_expr(sc, l, span, allow_multi),
+            ExprKind::If(c) => self.if_expr(sc, c, span),
             ExprKind::Error => None,
         }
     }

@@ -48,6 +48,11 @@ fn calls(e: &Expr, out: &mut Vec<(String, Span)>) {
             [&l.init, &l.start, &l.stop].into_iter().for_each(|x| calls(x, out));
             out.extend(block_calls(&l.body));
         }
+        ExprKind::If(c) => {
+            calls(&c.cond, out);
+            out.extend(block_calls(&c.then));
+            out.extend(block_calls(&c.otherwise));
+        }
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Bool(_)

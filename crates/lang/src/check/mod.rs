@@ -7,6 +7,7 @@
 //! is reported once.
 
 mod broadcast;
+mod conditional;
 mod dims;
 mod dtype;
 mod env;

@@ -26,6 +26,8 @@ pub enum Token<'src> {
     Scan,
     For,
     In,
+    If,
+    Else,
     DotDot,
     True,
     False,
@@ -67,6 +69,8 @@ impl Token<'_> {
             Token::Scan => "scan",
             Token::For => "for",
             Token::In => "in",
+            Token::If => "if",
+            Token::Else => "else",
             Token::DotDot => "..",
             Token::True => "true",
             Token::False => "false",
@@ -116,7 +120,7 @@ impl fmt::Display for Token<'_> {
 
 /// The reserved words other than the dtype names, and the tokens they lex to. The float
 /// constants `inf` and `nan` are literals (`-inf` is a negation, as `-1.0` is).
-const WORDS: [(&str, Token<'static>); 11] = [
+const WORDS: [(&str, Token<'static>); 13] = [
     ("fn", Token::Fn),
     ("let", Token::Let),
     ("print", Token::Print),
@@ -124,6 +128,8 @@ const WORDS: [(&str, Token<'static>); 11] = [
     ("scan", Token::Scan),
     ("for", Token::For),
     ("in", Token::In),
+    ("if", Token::If),
+    ("else", Token::Else),
     ("true", Token::True),
     ("false", Token::False),
     ("inf", Token::Float(f64::INFINITY)),

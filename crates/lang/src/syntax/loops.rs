@@ -1,11 +1,12 @@
-//! The loop forms and destructuring patterns:
-//! `loop STATE = INIT for i in A..B { BODY }`, `scan ...` and `let (a, b) = ...`.
+//! The loop forms, the conditional and destructuring patterns:
+//! `loop STATE = INIT for i in A..B { BODY }`, `scan ...`, `if C { A } else { B }` and
+//! `let (a, b) = ...`.
 
 use chumsky::prelude::*;
 
 use super::lexer::Token;
 use super::parser::{Extra, TokenInput, ident, type_expr};
-use crate::ast::{Block, Expr, ExprKind, Ident, Let, LoopExpr, LoopKind};
+use crate::ast::{Block, Expr, ExprKind, Ident, IfExpr, Let, LoopExpr, LoopKind};
 
 /// `x` or `(a, b, ...)` with at least two names; the flag tells whether it was a list.
 pub(super) fn pattern<'t, 's: 't>()
@@ -34,11 +35,33 @@ pub(super) fn loop_expr<'t, 's: 't>(
         .then(expr.clone())
         .then_ignore(just(Token::DotDot))
         .then(expr.clone())
-        .then(body(expr))
+        .then(body(expr).labelled("loop body"))
         .map(|((((((kind, (state, tuple)), init), counter), start), stop), body)| {
             ExprKind::Loop(Box::new(LoopExpr { kind, state, tuple, init, counter, start, stop, body }))
         })
         .boxed()
+}
+
+/// `if COND { A } else { B }`, with `else if` chains, as an expression kind.
+pub(super) fn if_expr<'t, 's: 't>(
+    expr: impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t, 's>> + Clone + 't,
+) -> impl Parser<'t, TokenInput<'t, 's>, ExprKind, Extra<'t, 's>> + Clone {
+    recursive(|if_expr: Recursive<dyn Parser<'t, TokenInput<'t, 's>, ExprKind, Extra<'t, 's>>>| {
+        let block = body(expr.clone()).labelled("block");
+        // `else if ...`: a block whose value is the nested `if`.
+        let chained = if_expr.map_with(|kind, e| {
+            let span: SimpleSpan = e.span();
+            let span = span.into_range();
+            Block { lets: Vec::new(), result: Expr { kind, span: span.clone() }, span }
+        });
+        just(Token::If)
+            .ignore_then(expr.clone().labelled("condition"))
+            .then(block.clone())
+            .then_ignore(just(Token::Else).labelled("`else`"))
+            .then(block.or(chained))
+            .map(|((cond, then), otherwise)| ExprKind::If(Box::new(IfExpr { cond, then, otherwise })))
+            .boxed()
+    })
 }
 
 /// `let PATTERN (: type)? = expr;` inside a loop body.
@@ -57,7 +80,7 @@ fn body_let<'t, 's: 't>(
         })
 }
 
-/// A loop body: `{ let ...; ... result }`.
+/// A loop body or a branch of an `if`: `{ let ...; ... result }`.
 fn body<'t, 's: 't>(
     expr: impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t, 's>> + Clone + 't,
 ) -> impl Parser<'t, TokenInput<'t, 's>, Block, Extra<'t, 's>> + Clone {
@@ -70,7 +93,6 @@ fn body<'t, 's: 't>(
             let span: SimpleSpan = e.span();
             Block { lets, result, span: span.into_range() }
         })
-        .labelled("loop body")
 }
 
 /// A `let` binding one name or destructuring several.

@@ -276,7 +276,8 @@ pub fn expr<'t, 's: 't>() -> impl Parser<'t, TokenInput<'t, 's>, Expr, Extra<'t,
             )));
 
         let looped = super::loops::loop_expr(expr.clone());
-        let atom = choice((literal, looped, name_or_call, array, paren))
+        let conditional = super::loops::if_expr(expr.clone());
+        let atom = choice((literal, looped, conditional, name_or_call, array, paren))
             .map_with(|kind, e| Expr {
                 kind,
                 span: range(e.span()),

@@ -172,13 +172,8 @@ fn write_loop(out: &mut String, l: &LoopExpr) {
     write_expr(out, &l.start, ASCRIBE);
     out.push_str("..");
     write_expr(out, &l.stop, ASCRIBE);
-    out.push_str(" { ");
-    for let_ in &l.body.lets {
-        write_let_inline(out, let_);
-        out.push(' ');
-    }
-    write_expr(out, &l.body.result, ASCRIBE);
-    out.push_str(" }");
+    out.push(' ');
+    write_inline_block(out, &l.body);
 }
 
 fn binop_prec(op: BinOp) -> u8 {
@@ -291,6 +286,31 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             let _ = write!(out, ": {}", print_type(t));
         }
         ExprKind::Loop(l) => write_loop(out, l),
+        ExprKind::If(c) => write_if(out, c),
+    }
+}
+
+/// `{ let ...; result }` on one line.
+fn write_inline_block(out: &mut String, b: &crate::ast::Block) {
+    out.push_str("{ ");
+    for let_ in &b.lets {
+        write_let_inline(out, let_);
+        out.push(' ');
+    }
+    write_expr(out, &b.result, ASCRIBE);
+    out.push_str(" }");
+}
+
+/// `if c { a } else { b }`, an `else` block that is only another `if` as `else if`.
+fn write_if(out: &mut String, c: &crate::ast::IfExpr) {
+    out.push_str("if ");
+    write_expr(out, &c.cond, ASCRIBE);
+    out.push(' ');
+    write_inline_block(out, &c.then);
+    out.push_str(" else ");
+    match &c.otherwise.result.kind {
+        ExprKind::If(inner) if c.otherwise.lets.is_empty() => write_if(out, inner),
+        _ => write_inline_block(out, &c.otherwise),
     }
 }
 

@@ -90,12 +90,12 @@ fn loop_(l: &LoopExpr) -> LoopExpr {
         counter: ident(&l.counter),
         start: expr(&l.start),
         stop: expr(&l.stop),
-        body: Block {
-            lets: l.body.lets.iter().map(let_).collect(),
-            result: expr(&l.body.result),
-            span: NO_SPAN,
-        },
+        body: block(&l.body),
     }
+}
+
+fn block(b: &Block) -> Block {
+    Block { lets: b.lets.iter().map(let_).collect(), result: expr(&b.result), span: NO_SPAN }
 }
 
 fn expr(e: &Expr) -> Expr {
@@ -111,6 +111,7 @@ fn expr(e: &Expr) -> Expr {
         ExprKind::Ascribe(x, t) => ExprKind::Ascribe(boxed(x), ty(t)),
         ExprKind::Index(x, items) => ExprKind::Index(boxed(x), items.iter().map(index_item).collect()),
         ExprKind::Loop(l) => ExprKind::Loop(Box::new(loop_(l))),
+        ExprKind::If(c) => ExprKind::If(Box::new(crate::ast::IfExpr { cond: expr(&c.cond), then: block(&c.then), otherwise: block(&c.otherwise) })),
         leaf => leaf.clone(),
     };
     Expr {

@@ -19,6 +19,9 @@ fn add_at(x: f64[n], idx: i64[k]) { scatter_add(x, idx, 1.0) }
 fn set_at(x: f64[n], idx: i64[k]) { scatter_set(x, idx, 1.0) }
 fn window(x: f64[n], a: i64, b: i64, s: i64) { x[a:b:s] }
 fn put(x: f64[n], a: i64, b: i64) { set_slice(x, 9.0, a, b) }
+fn select(x: f64[?], m: bool[?]) { x[m] }
+fn select_rows(x: f64[?, 2], m: bool[?]) { x[m] }
+fn positions(a: f64[?]) { flatnonzero(a) }
 ";
 
 /// An engine that caches its modules in `$PTL_CACHE_DIR` when that is set, so that a run
@@ -116,6 +119,49 @@ fn hostile_slice_bounds_clamp_the_same_way() {
                     }
                 }
             }
+        }
+    }
+    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+}
+
+fn bools(v: &[bool]) -> Value {
+    Value::Bool(ArrayD::from_shape_vec(IxDyn(&[v.len()]), v.to_vec()).unwrap())
+}
+
+/// Masks shorter, as long as and longer than the array (around the 1024-element blocks the
+/// compiled search counts in), all true, none true and alternating: the same selection, or
+/// the same failure, from both paths.
+#[test]
+fn boolean_masks_of_every_size_select_the_same_way() {
+    let prog = ptl_lang::frontend(SRC).expect("checks");
+    let mut engine = engine();
+    let mut failures = Vec::new();
+    for len in [0usize, 1, 3, 1024, 1025] {
+        for mlen in [len.saturating_sub(1), len, len + 1] {
+            let patterns: [fn(usize) -> bool; 3] = [|_| true, |_| false, |i| i % 3 != 1];
+            for (p, pattern) in patterns.iter().enumerate() {
+                let mask: Vec<bool> = (0..mlen).map(pattern).collect();
+                let cases: Vec<(&str, Vec<Value>)> = vec![
+                    ("select", vec![f64s(&[len]), bools(&mask)]),
+                    ("select_rows", vec![f64s(&[len, 2]), bools(&mask)]),
+                ];
+                for (name, args) in cases {
+                    let want = ptl_interp::call_function(&prog, name, &args);
+                    let got = engine.call(&prog, name, &args);
+                    let case = format!("{name} len {len} mask {mlen} pattern {p}");
+                    match (want, got) {
+                        (Ok(w), Ok(g)) if w == g => {}
+                        (Err(w), Err(g)) => failures.extend(same_failure(&w, &g).map(|why| format!("{case}: {why}"))),
+                        (w, g) => failures.push(format!("{case}: interpreter {w:?}, compiled {g:?}")),
+                    }
+                }
+            }
+        }
+        let a: Vec<f64> = (0..len).map(|i| [0.0, -0.0, f64::NAN, 2.5][i % 4]).collect();
+        let args = vec![Value::F64(ArrayD::from_shape_vec(IxDyn(&[len]), a).unwrap())];
+        match (ptl_interp::call_function(&prog, "positions", &args), engine.call(&prog, "positions", &args)) {
+            (Ok(w), Ok(g)) if w == g => {}
+            (w, g) => failures.push(format!("positions len {len}: interpreter {w:?}, compiled {g:?}")),
         }
     }
     assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
