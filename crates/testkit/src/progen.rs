@@ -498,7 +498,8 @@ impl Gen<'_> {
         }
         let d = depth - 1;
         let made = if dtype.is_float() {
-            match self.rng.below(21) {
+            match self.rng.below(22) {
+                21 => Some(self.conditional(shape, dtype, d)),
                 20 => Some(self.constructed(shape, dtype, d)),
                 19 => self.matrix(shape, dtype, d),
                 18 => self.looped(shape, dtype, d),
@@ -519,7 +520,8 @@ impl Gen<'_> {
                 _ => Some(self.smooth_select(shape, dtype, d)),
             }
         } else if dtype.is_int() {
-            match self.rng.below(19) {
+            match self.rng.below(20) {
+                19 => Some(self.conditional(shape, dtype, d)),
                 18 => Some(self.constructed(shape, dtype, d)),
                 17 => self.looped(shape, dtype, d),
                 12 => self.indexing(shape, dtype, d),
@@ -542,7 +544,8 @@ impl Gen<'_> {
                 _ => Some(self.cast_to(shape, dtype, d)),
             }
         } else {
-            match self.rng.below(14) {
+            match self.rng.below(15) {
+                14 => Some(self.conditional(shape, dtype, d)),
                 13 => self.looped(shape, dtype, d),
                 11 => self.indexing(shape, dtype, d),
                 12 => self.joined(shape, dtype, d),
@@ -701,6 +704,28 @@ impl Gen<'_> {
         let c = self.expr(&cs, DType::Bool, d);
         let (a, b) = self.operands(shape, dtype, d);
         format!("where({c}, {a}, {b})")
+    }
+
+    /// `if c { a } else { b }` on a comparison of exact operands (so both backends choose the
+    /// same block): of scalars, or `all`/`any` of one over an array; a block sometimes binds
+    /// a name first.
+    fn conditional(&mut self, shape: &Shape, dtype: DType, d: usize) -> String {
+        let c = if self.rng.one_in(2) {
+            self.compare(&Vec::new(), d)
+        } else {
+            let s = self.random_shape();
+            let f = self.rng.pick(&["all", "any"]);
+            format!("{f}({})", self.compare(&s, d))
+        };
+        let a = self.expr(shape, dtype, d);
+        let b = self.expr(shape, dtype, d);
+        let b = if self.rng.one_in(3) {
+            let name = format!("k{}", self.rng.below(1000));
+            format!("let {name} = {b}; {name}")
+        } else {
+            b
+        };
+        format!("if {c} {{ {a} }} else {{ {b} }}")
     }
 
     /// `where(a > b, a, b)`: a comparison of rounded floats where a tie cannot change the value.
