@@ -670,15 +670,14 @@ def _check_node(node, at: str) -> None:
 
 
 def _check_ifelse(node, at: str) -> None:
-    """An `IfElse` is imported as `where(cond, then, else)` per output: both branches are
-    computed (as PyTensor's non-lazy linkers do). Each pair of branches must have one fully
-    known shape, so that the result has the chosen branch's shape, never a broadcast of both."""
+    """An `IfElse` is imported as ptl's `if cond { then } else { otherwise }` per output, on
+    the branches' values (computed before it, as PyTensor's non-lazy linkers do): the
+    branches may differ in size, but not in rank."""
     n = node.op.n_outs
     for k in range(n):
         t, f = node.inputs[1 + k], node.inputs[1 + n + k]
-        st, sf = getattr(t.type, "shape", None), getattr(f.type, "shape", None)
-        if st is None or st != sf or any(d is None for d in st):
-            raise NotImplementedError(f"{at}: an if-else whose branches' shapes are not one known shape ({st} and {sf})")
+        if getattr(t.type, "ndim", None) is None or t.type.ndim != getattr(f.type, "ndim", None):
+            raise NotImplementedError(f"{at}: an if-else whose branches differ in rank ({t.type} and {f.type})")
     if node.inputs[0].type.ndim != 0:
         raise NotImplementedError(f"{at}: an if-else on a condition that is not a scalar")
 
@@ -1048,7 +1047,7 @@ class _Describer:
             for k, o in enumerate(node.outputs):
                 out = self.fresh()
                 ids = [cond, self.id_of(node.inputs[1 + k]), self.id_of(node.inputs[1 + n + k])]
-                self.emit("switch", ids, out, _ptl_dtype(o.type.dtype, at), at)
+                self.emit("if_else", ids, out, _ptl_dtype(o.type.dtype, at), at)
                 self.ids[o] = out
             return
         if isinstance(op, Scan):

@@ -1,9 +1,7 @@
-"""PyTensor's `IfElse` imported as `where` per output, where both branches have one known
-shape; otherwise it runs in PyTensor between compiled islands."""
+"""PyTensor's `IfElse` imported as ptl's `if` per output: branches of one known shape, of
+sizes known only at run time, or of different sizes; a gradient through it."""
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 import pytensor
@@ -12,7 +10,8 @@ import pytest
 from conftest import compare_strict
 from pytensor.conditional.op import ifelse
 
-from pytensor_ptl.islands import IslandGraph, PTLFallbackWarning
+from pytensor_ptl import from_fgraph
+from pytensor_ptl.islands import IslandGraph
 
 
 @pytest.mark.parametrize("a", [1.5, -2.0])
@@ -29,14 +28,21 @@ def test_ifelse_on_an_integer_condition():
     compare_strict([k, x], ifelse(k, pt.exp(x), x.T), [0, np.eye(2) + 1.0])
 
 
-def test_ifelse_whose_branches_may_differ_in_shape_falls_back():
+@pytest.mark.parametrize("a", [1.5, -2.0])
+def test_ifelse_whose_branches_differ_in_size_runs_in_ptl(a):
     s = pt.scalar("s")
     x = pt.vector("x")
-    out = ifelse(s > 0, x, x[:1])
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        f = pytensor.function([s, x], out, mode="PTL")
-    assert isinstance(f.vm.jit_fn, IslandGraph)
-    assert any(issubclass(w.category, PTLFallbackWarning) and "IfElse" in str(w.message) for w in seen)
-    np.testing.assert_array_equal(f(-1.0, np.arange(3.0)), [0.0])
-    np.testing.assert_array_equal(f(1.0, np.arange(3.0)), np.arange(3.0))
+    m = pt.matrix("m")
+    outs = ifelse(s > 0, [x, m[1:] * 2.0], [x[:1] - s, m[::2].T.T])
+    f = compare_strict([s, x, m], list(outs), [a, np.arange(3.0), np.arange(6.0).reshape(3, 2)])
+    assert not isinstance(f.vm.jit_fn, IslandGraph)
+    assert "if " in from_fgraph(f.maker.fgraph).source()
+
+
+def test_a_gradient_through_ifelse():
+    s = pt.scalar("s")
+    x = pt.vector("x")
+    y = ifelse(s > 0, (x ** 2).sum() * s, pt.exp(x).sum())
+    g = pytensor.grad(y, [x, s])
+    for a in (2.0, -1.0):
+        compare_strict([s, x], g, [a, np.array([0.5, -1.0, 2.0])])

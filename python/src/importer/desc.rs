@@ -140,6 +140,9 @@ pub enum NodeKind {
     Clip,
     /// `switch(cond, a, b)`.
     Switch,
+    /// PyTensor's `IfElse` (one output): inputs the scalar condition and the two branches'
+    /// values, which may differ in size: `if cond { a } else { b }`.
+    IfElse,
     /// The second input broadcast against the first.
     Second,
     /// To the output dtype.

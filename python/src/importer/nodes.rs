@@ -1,7 +1,7 @@
 //! One node of the description to one `let` of the function.
 
 use ptl_lang::DType;
-use ptl_lang::ast::{BinOp, Expr, ExprKind, IndexItem};
+use ptl_lang::ast::{BinOp, Block, Expr, ExprKind, IfExpr, IndexItem};
 use ptl_lang::ops::{BinaryOp, Builtin, ReduceOp, UnaryOp};
 
 use super::desc::{Bound, Node, NodeKind, ReduceKind, Size, SubItem};
@@ -120,6 +120,13 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             let cond = b.arg_in(c, DType::Bool, b.is_literal(c), at)?;
             let alone = b.is_literal(x) && b.is_literal(y);
             select(cond, b.arg_in(x, dt, alone, at)?, b.arg_in(y, dt, alone, at)?)
+        }
+        NodeKind::IfElse => {
+            let [c, x, y] = inputs(node)?;
+            let cond = b.arg_in(c, DType::Bool, true, at)?;
+            let block = |e: Expr| Block { lets: Vec::new(), result: e, span: SPAN };
+            let (then, otherwise) = (block(b.operand(x, dt, at)?), block(b.operand(y, dt, at)?));
+            ex(ExprKind::If(Box::new(IfExpr { cond, then, otherwise })))
         }
         NodeKind::Second => {
             // `v` broadcast against `a`: a condition that is true everywhere, with `a`'s shape.
