@@ -28,6 +28,9 @@ struct Registry {
     function: Option<String>,
     /// Lowering a checks-only twin (see `module::checks_entry`).
     twin: bool,
+    /// How many blocks of `if`s of a twin enclose the code being lowered: there, no check
+    /// is emitted (see `crate::conditional`).
+    twin_blocks: usize,
     /// A decomposition was lowered (see `crate::iree::WITHOUT_DATA_TILING`).
     decomposed: bool,
 }
@@ -70,6 +73,25 @@ pub(crate) fn set_twin(twin: bool) {
 
 pub(crate) fn in_twin() -> bool {
     REGISTRY.with(|r| r.borrow().twin)
+}
+
+/// Marks the code lowered while the guard lives as inside a block of an `if` of a twin.
+pub(crate) fn in_twin_block() -> TwinBlock {
+    REGISTRY.with(|r| r.borrow_mut().twin_blocks += 1);
+    TwinBlock
+}
+
+pub(crate) struct TwinBlock;
+
+impl Drop for TwinBlock {
+    fn drop(&mut self) {
+        REGISTRY.with(|r| r.borrow_mut().twin_blocks -= 1);
+    }
+}
+
+/// Whether checks are left out here: inside a block of an `if` of a twin.
+pub(crate) fn silent() -> bool {
+    REGISTRY.with(|r| r.borrow().twin_blocks > 0)
 }
 
 /// Sets the function being lowered.

@@ -131,6 +131,19 @@ pub(crate) fn matmul_from() -> Option<u64> {
     REGISTRY.with(|r| r.borrow().matmul_from)
 }
 
+/// While the guard lives, loops get no interrupt checks.
+pub(crate) fn without_interrupts() -> InterruptGuard {
+    InterruptGuard(REGISTRY.with(|r| std::mem::replace(&mut r.borrow_mut().interruptible, false)))
+}
+
+pub(crate) struct InterruptGuard(bool);
+
+impl Drop for InterruptGuard {
+    fn drop(&mut self) {
+        REGISTRY.with(|r| r.borrow_mut().interruptible = self.0);
+    }
+}
+
 /// Marks the code lowered while the guard lives as inside a loop body (or a branch of an
 /// `if`, which joins values the same way).
 pub(crate) fn in_loop() -> LoopGuard {

@@ -169,3 +169,23 @@ fn static_reshapes_of_slices() {
         same_as_interpreter(src, std::slice::from_ref(&y));
     }
 }
+
+/// A checks-only twin whose `if` holds a loop (with interrupt points) or checks in a block
+/// failed to compile ("maximum iteration count exceeded in fixed point pipeline"): the twin
+/// returns nothing, so the `if`'s value is unused while its blocks have side effects. Twins
+/// now leave those out of blocks. Found by the random programs (batch seeds 1698 to 1725).
+#[test]
+fn twins_of_ifs_with_loops_and_checks_in_their_blocks() {
+    let loop_in_block = "fn f(w: f32[?, ?], t: i64, c: bool[m], v: f32[k, 1, m]) {\n    let p = sum(cast(broadcast(w, [m, k]), i64), 1);\n    if t == 2 { p } else { loop acc = broadcast(4, [m]) for step in 0..m { acc * 2 } }\n}\n";
+    let checks_in_blocks = "fn f(s: f32, j: i32[?], v: f32[k, n, m], x: f32[n, ?]) {\n    if s >= max(j, 0) { cast(broadcast(j, [k, n, k]) / broadcast(j, [k, n, k]), f32) } else { cast((loop acc = broadcast(j, [k, n, k]) for step in 0..3 { acc * 2 - cast(step, i32) }) / (broadcast(j, [k, n, k]) * 3), f32) }\n}\n";
+    let i64s = |v: i64| Value::I64(ndarray::arr0(v).into_dyn());
+    let bools = |n: usize| Value::Bool(ArrayD::from_elem(IxDyn(&[n]), true));
+    for t in [0, 2] {
+        same_as_interpreter(loop_in_block, &[f32s(&[1, 4], 1), i64s(t), bools(1), f32s(&[4, 1, 1], 2)]);
+    }
+    let i32s = |v: Vec<i32>| Value::I32(ArrayD::from_shape_vec(IxDyn(&[v.len()]), v).unwrap());
+    let s = |v: f32| Value::F32(ndarray::arr0(v).into_dyn());
+    for (sv, j) in [(1.5, vec![1]), (-1.0, vec![2])] {
+        same_as_interpreter(checks_in_blocks, &[s(sv), i32s(j), f32s(&[1, 2, 1], 1), f32s(&[2, 3], 2)]);
+    }
+}
