@@ -51,6 +51,24 @@ fn nonzero_at<'c, 'a>(e: &Emitter<'c, 'a>, flat: Value<'c, '_>, dt: DType, p: Va
     is_nonzero(e, dt, v)
 }
 
+/// For each block `b` of `nb`, the sum over the elements of the `i64` vector `along` (at `j`)
+/// of `term(b, j, along[j])` (as `i64`s).
+fn block_sums<'c, 'a>(
+    e: &Emitter<'c, 'a>,
+    along: Value<'c, 'a>,
+    nb: Value<'c, 'a>,
+    term: impl for<'b> FnOnce(&Emitter<'c, 'b>, Value<'c, 'b>, Value<'c, 'b>, Value<'c, 'b>) -> Result<Value<'c, 'b>>,
+) -> Result<Value<'c, 'a>> {
+    let i64_ty = e.elem(DType::I64);
+    let zero = c64(e, 0)?;
+    let init = e.filled(&[crate::types::DYNAMIC as u64], DType::I64, &[nb], zero)?;
+    e.generic(&[(along, vec![Idx::Loop(1)], i64_ty)], init, &[Idx::Loop(0)], i64_ty, &[Iter::Parallel, Iter::Reduction], |g, args| {
+        let (b, j) = (loop_index(g, 0)?, loop_index(g, 1)?);
+        let t = term(g, b, j, args[0])?;
+        g.append(arith::addi(args[1], t, g.loc))
+    })
+}
+
 /// `flatnonzero(a)`, or with a second operand (`x[mask]`) after checking that `a`'s dims are
 /// that operand's leading dims.
 pub fn flatnonzero<'c, 'a>(
@@ -88,40 +106,20 @@ pub fn flatnonzero<'c, 'a>(
     // Each block's count. The loop over a block's elements takes its range from a static
     // operand of BLOCK zeros, added to the count.
     let lanes = e.filled(&[BLOCK as u64], DType::I64, &[], zero)?;
-    let init = e.filled(&[crate::types::DYNAMIC as u64], DType::I64, &[nb_index], zero)?;
-    let counts = e.generic(
-        &[(lanes, vec![Idx::Loop(1)], i64_ty)],
-        init,
-        &[Idx::Loop(0)],
-        i64_ty,
-        &[Iter::Parallel, Iter::Reduction],
-        |g, args| {
-            let (b, j) = (loop_index(g, 0)?, loop_index(g, 1)?);
-            let base = g.append(arith::muli(b, c64(g, BLOCK)?, g.loc))?;
-            let p = g.append(arith::addi(base, j, g.loc))?;
-            let inside = cmp(g, P::Slt, p, n)?;
-            let nz = nonzero_at(g, flat, dt, p, n)?;
-            let hit = g.append(arith::andi(inside, nz, g.loc))?;
-            let one = g.append(arith::extui(hit, g.elem(DType::I64), g.loc))?;
-            let sum = g.append(arith::addi(args[1], one, g.loc))?;
-            g.append(arith::addi(sum, args[0], g.loc))
-        },
-    )?;
+    let counts = block_sums(e, lanes, nb_index, |g, b, j, lane| {
+        let base = g.append(arith::muli(b, c64(g, BLOCK)?, g.loc))?;
+        let p = g.append(arith::addi(base, j, g.loc))?;
+        let inside = cmp(g, P::Slt, p, n)?;
+        let nz = nonzero_at(g, flat, dt, p, n)?;
+        let hit = g.append(arith::andi(inside, nz, g.loc))?;
+        let one = g.append(arith::extui(hit, g.elem(DType::I64), g.loc))?;
+        g.append(arith::addi(one, lane, g.loc))
+    })?;
     // The counts of the blocks before each block.
-    let init = e.filled(&[crate::types::DYNAMIC as u64], DType::I64, &[nb_index], zero)?;
-    let offsets = e.generic(
-        &[(counts, vec![Idx::Loop(1)], i64_ty)],
-        init,
-        &[Idx::Loop(0)],
-        i64_ty,
-        &[Iter::Parallel, Iter::Reduction],
-        |g, args| {
-            let (b, j) = (loop_index(g, 0)?, loop_index(g, 1)?);
-            let before = cmp(g, P::Slt, j, b)?;
-            let add = sel(g, before, args[0], c64(g, 0)?)?;
-            g.append(arith::addi(args[1], add, g.loc))
-        },
-    )?;
+    let offsets = block_sums(e, counts, nb_index, |g, b, j, count| {
+        let before = cmp(g, P::Slt, j, b)?;
+        sel(g, before, count, c64(g, 0)?)
+    })?;
     let offsets = fence(e, offsets)?;
     let total = {
         let init = e.filled(&[], DType::I64, &[], zero)?;
