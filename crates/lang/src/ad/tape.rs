@@ -237,19 +237,30 @@ impl Tape {
         let TExprKind::Loop(l) = &e.kind else {
             return Err(AdError::internal(&e.span, "a loop that is not a loop"));
         };
+        let names = self.read_names(e);
+        if names.iter().any(|(_, v)| self.is_active(v)) {
+            return self.active_loop(e, l);
+        }
+        self.rebind(names, e);
+        Ok(self.bind_multi(e.clone()))
+    }
+
+    /// The names `e` reads that have values here, with those values, in name order.
+    fn read_names(&self, e: &TExpr) -> Vec<(String, TExpr)> {
         let mut names = HashSet::new();
         free_names(e, &mut names);
         let mut names: Vec<(String, TExpr)> = names.into_iter().filter_map(|n| self.lookup(&n).map(|v| (n, v))).collect();
         names.sort_by(|a, b| a.0.cmp(&b.0));
-        if names.iter().any(|(_, v)| self.is_active(v)) {
-            return self.active_loop(e, l);
-        }
+        names
+    }
+
+    /// Binds again, under their source names, the names `e` reads from `let`s.
+    fn rebind(&mut self, names: Vec<(String, TExpr)>, e: &TExpr) {
         for (n, v) in names {
             if self.env.contains_key(&n) {
                 self.b.lets.push(TLet { name: n, value: v, span: e.span.clone(), rest: Vec::new() });
             }
         }
-        Ok(self.bind_multi(e.clone()))
     }
 }
 
@@ -261,10 +272,7 @@ impl Tape {
         let TExprKind::If(c) = &e.kind else {
             return Err(AdError::internal(&e.span, "a conditional that is not one"));
         };
-        let mut names = HashSet::new();
-        free_names(e, &mut names);
-        let mut names: Vec<(String, TExpr)> = names.into_iter().filter_map(|n| self.lookup(&n).map(|v| (n, v))).collect();
-        names.sort_by(|a, b| a.0.cmp(&b.0));
+        let names = self.read_names(e);
         let mut in_branches = HashSet::new();
         for b in [&c.then, &c.otherwise] {
             for x in b.lets.iter().map(|l| &l.value).chain(&b.results) {
@@ -274,11 +282,7 @@ impl Tape {
         if e.ty.dtype.is_float() && names.iter().any(|(n, v)| in_branches.contains(n) && self.is_active(v)) {
             return self.active_if(e, c, names);
         }
-        for (n, v) in names {
-            if self.env.contains_key(&n) {
-                self.b.lets.push(TLet { name: n, value: v, span: e.span.clone(), rest: Vec::new() });
-            }
-        }
+        self.rebind(names, e);
         Ok(self.bind(e.clone()))
     }
 }
