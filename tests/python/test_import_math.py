@@ -303,3 +303,16 @@ def test_erfcinv_far_out_and_its_gradient():
     y = pt.erfcinv(x)
     args = [np.array([1e-300, 1e-100, 1e-10, 0.3, 1.0, 1.7, 2.0 - 1e-12])]
     compare_strict([x], [y, pt.grad(y.sum(), x)], args, rtol=1e-13, atol=0)
+
+
+def test_owens_t_with_its_gradients():
+    """`owens_t(h, a)` (PyTensor's `Owens_t`, the skew normal's CDF) and PyTensor's own
+    gradients in both operands, without fallback: a below and above 1, negative h and a."""
+    from conftest import compare_strict
+
+    h = pt.vector("h")
+    a = pt.vector("a")
+    t = pt.owens_t(h, a)
+    hv = np.array([0.5, -1.0, 2.0, 0.0, 3.0, 0.2, 6.0])
+    av = np.array([0.3, 2.0, -0.5, 1.0, 40.0, -0.9, 1.5])
+    compare_strict([h, a], [t, pt.grad(t.sum(), h), pt.grad(t.sum(), a)], [hv, av], rtol=1e-12, atol=1e-300)

@@ -234,6 +234,9 @@ pub enum BinaryOp {
     Gammainccinv,
     /// `polygamma(n, x)`: the n-th derivative of digamma (SciPy's); `n` a non-negative integer.
     Polygamma,
+    /// `owens_t(h, a)`: Owen's T function, `(1/2pi) int_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx`
+    /// (SciPy's), the probability of a standard bivariate normal region.
+    OwensT,
     /// Logical ops on bool operands (the checker casts numbers to bool first).
     LogicalAnd,
     LogicalOr,
@@ -255,6 +258,7 @@ impl BinaryOp {
         BinaryOp::Gammaincinv,
         BinaryOp::Gammainccinv,
         BinaryOp::Polygamma,
+        BinaryOp::OwensT,
         BinaryOp::LogicalAnd,
         BinaryOp::LogicalOr,
         BinaryOp::LogicalXor,
@@ -262,7 +266,7 @@ impl BinaryOp {
 
     /// Float functions: integer operands are computed in `f64`, as NumPy does.
     pub fn is_float_function(self) -> bool {
-        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc | BinaryOp::Gammaincinv | BinaryOp::Gammainccinv | BinaryOp::Polygamma)
+        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc | BinaryOp::Gammaincinv | BinaryOp::Gammainccinv | BinaryOp::Polygamma | BinaryOp::OwensT)
     }
 
     /// `logical_and`, `logical_or`, `logical_xor`: bool operands and result.
@@ -277,7 +281,7 @@ impl BinaryOp {
     /// Arithmetic ops, undefined on bool.
     pub fn is_arithmetic(self) -> bool {
         use BinaryOp::*;
-        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc | Gammaincinv | Gammainccinv | Polygamma)
+        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc | Gammaincinv | Gammainccinv | Polygamma | OwensT)
     }
 
     pub fn name(self) -> &'static str {
@@ -304,6 +308,7 @@ impl BinaryOp {
             BinaryOp::Gammaincinv => "gammaincinv",
             BinaryOp::Gammainccinv => "gammainccinv",
             BinaryOp::Polygamma => "polygamma",
+            BinaryOp::OwensT => "owens_t",
             BinaryOp::LogicalAnd => "logical_and",
             BinaryOp::LogicalOr => "logical_or",
             BinaryOp::LogicalXor => "logical_xor",
@@ -861,6 +866,7 @@ impl Builtin {
             Builtin::Pair(BinaryOp::Gammainc | BinaryOp::Gammaincc) => format!("{n}(a, x)"),
             Builtin::Pair(BinaryOp::Gammaincinv | BinaryOp::Gammainccinv) => format!("{n}(a, y)"),
             Builtin::Pair(BinaryOp::Polygamma) => format!("{n}(n, x)"),
+            Builtin::Pair(BinaryOp::OwensT) => format!("{n}(h, a)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
             Builtin::Triple(TernaryOp::Betainc) => format!("{n}(a, b, x)"),
             Builtin::Triple(TernaryOp::Betaincinv) => format!("{n}(a, b, y)"),

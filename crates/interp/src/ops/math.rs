@@ -104,6 +104,7 @@ pub(crate) fn binary_f64(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
         BinaryOp::Gammaincinv => super::incgamma_inv::gammaincinv,
         BinaryOp::Gammainccinv => super::incgamma_inv::gammainccinv,
         BinaryOp::Polygamma => super::special::polygamma,
+        BinaryOp::OwensT => super::owens::owens_t,
         _ => return None,
     })
 }

@@ -15,6 +15,7 @@ mod linalg;
 mod math;
 mod joining;
 mod matrix;
+mod owens;
 mod reduction;
 mod scans;
 mod special;

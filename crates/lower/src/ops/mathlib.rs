@@ -147,6 +147,10 @@ pub fn binary<'c, 'a>(
             let r = polygamma::polygamma(f, f.widen(dt, a)?, f.widen(dt, b)?)?;
             f.narrow(dt, r)?
         }
+        BinaryOp::OwensT => {
+            let r = super::owens::owens_t(f, f.widen(dt, a)?, f.widen(dt, b)?)?;
+            f.narrow(dt, r)?
+        }
         BinaryOp::Gammainc | BinaryOp::Gammaincc => {
             let r = incgamma::incgamma(f, f.widen(dt, a)?, f.widen(dt, b)?, op == BinaryOp::Gammaincc)?;
             f.narrow(dt, r)?

@@ -27,6 +27,7 @@ pub mod special;
 pub mod joining;
 pub mod matrix;
 pub mod nonzero;
+pub mod owens;
 pub mod scans;
 pub mod slices;
 pub mod statistics;

@@ -47,12 +47,15 @@ impl Gen<'_> {
                     0 => format!("arctan2({a}, {b})"),
                     1 => format!("logaddexp(abs({a}), abs({b}))"),
                     4 => {
-                        let f = self.rng.pick(&["gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "polygamma"]);
+                        let f = self.rng.pick(&["gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "polygamma", "owens_t"]);
                         match f {
                             "betainc" => format!("betainc(abs({a}) + 0.5, abs({b}) + 0.5, sigmoid({a} - {b}))"),
                             "betaincinv" => format!("betaincinv(abs({a}) + 0.5, abs({b}) + 0.5, sigmoid({a} - {b}))"),
-                            "polygamma" => format!("polygamma({}, abs({a}) + 0.5)", self.rng.below(4)),
+                            // Both operands: either may be the smaller one, and the value must
+                            // have the whole shape.
+                            "polygamma" => format!("polygamma({}, abs({a}) + abs({b}) + 0.5)", self.rng.below(4)),
                             "gammaincinv" | "gammainccinv" => format!("{f}(abs({a}) + 0.5, sigmoid({b}))"),
+                            "owens_t" => format!("owens_t({a}, {b})"),
                             _ => format!("{f}(abs({a}) + 0.5, abs({b}))"),
                         }
                     }

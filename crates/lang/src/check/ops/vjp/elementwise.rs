@@ -405,6 +405,43 @@ fn binary(o: BinaryOp, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             });
             (None, gy)
         }
+        OwensT => {
+            // d/dh T(h, a) = -exp(-h^2 / 2) erf(a h / sqrt 2) / (2 sqrt(2 pi)),
+            // d/da T(h, a) = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2)).
+            let dt = x.ty.dtype;
+            let half_h2 = {
+                let h2 = b.mul(x.clone(), x.clone());
+                let half = b.lit(dt, 0.5);
+                b.mul(h2, half)
+            };
+            let gx = ax.then(|| {
+                let e = {
+                    let m = b.neg(half_h2.clone());
+                    b.un(UnaryOp::Exp, m)
+                };
+                let ah = b.mul(y.clone(), x.clone());
+                let r = b.lit(dt, std::f64::consts::FRAC_1_SQRT_2);
+                let z = b.mul(ah, r);
+                let erf = b.un(UnaryOp::Erf, z);
+                let c = b.lit(dt, -1.0 / (2.0 * (2.0 * std::f64::consts::PI).sqrt()));
+                let d = b.mul(e, erf);
+                let d = b.mul(d, c);
+                b.mul(ct.clone(), d)
+            });
+            let gy = ay.then(|| {
+                let one = b.lit(dt, 1.0);
+                let a2 = b.mul(y.clone(), y);
+                let q = b.add(one, a2);
+                let m = b.mul(half_h2, q.clone());
+                let m = b.neg(m);
+                let e = b.un(UnaryOp::Exp, m);
+                let two_pi = b.lit(dt, 2.0 * std::f64::consts::PI);
+                let den = b.mul(two_pi, q);
+                let d = b.div(e, den);
+                b.mul(ct, d)
+            });
+            (gx, gy)
+        }
         FloorDivide | Lt | Le | Gt | Ge | Eq | Ne | LogicalAnd | LogicalOr | LogicalXor => (None, None),
     };
     Ok(vec![gx, gy])
