@@ -7,7 +7,7 @@
   'use strict';
 
   // Keywords.
-  var KEYWORDS = ['fn', 'let', 'print', 'loop', 'scan', 'for', 'in', 'if', 'else'];
+  var KEYWORDS = ['fn', 'let', 'print', 'loop', 'scan', 'for', 'in', 'until', 'if', 'else'];
 
   // Literal words: the booleans and the float constants.
   var LITERALS = ['true', 'false', 'inf', 'nan'];

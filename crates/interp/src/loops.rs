@@ -1,6 +1,7 @@
 //! `loop` and `scan`: the body runs once per counter value in `start..stop` (none when
 //! `stop <= start`, as Python's `range`), each step seeing the enclosing scope, the state
-//! and the counter; a scan stacks each step's outputs along a new leading axis.
+//! and the counter; a scan stacks each step's outputs along a new leading axis. With `until`,
+//! the loop stops after the first step whose new state makes the condition true.
 
 use ndarray::{ArrayD, Axis, IxDyn};
 use ptl_lang::span::Span;
@@ -16,6 +17,14 @@ fn scalar_i64(v: &Value, span: &Span) -> Result<i64> {
     match v {
         Value::I64(a) if a.ndim() == 0 => a.iter().next().copied().ok_or_else(|| InterpError::internal("an empty scalar", span)),
         other => Err(InterpError::internal(format!("a loop bound of type {}", other.tensor_type()), span)),
+    }
+}
+
+/// The value of a `bool` scalar.
+fn scalar_bool(v: &Value, span: &Span) -> Result<bool> {
+    match v {
+        Value::Bool(a) if a.ndim() == 0 => a.iter().next().copied().ok_or_else(|| InterpError::internal("an empty scalar", span)),
+        other => Err(InterpError::internal(format!("a stopping condition of type {}", other.tensor_type()), span)),
     }
 }
 
@@ -78,6 +87,8 @@ impl Interp<'_> {
         // state, the counter and the body's own `let`s.
         let mut body = Frame { vars: frame.vars.clone(), syms: frame.syms.clone() };
         let let_names: Vec<&String> = l.body.lets.iter().flat_map(|b| b.names()).collect();
+        // `until`'s scope: the enclosing one, the state after a step and its counter.
+        let mut after = l.until.as_ref().map(|_| Frame { vars: frame.vars.clone(), syms: frame.syms.clone() });
         for i in start..stop.max(start) {
             if crate::interrupted() {
                 return Err(InterpError::Interrupted { step: i - start, span: span.clone() });
@@ -107,6 +118,15 @@ impl Interp<'_> {
             state = values;
             for (k, v) in outs.into_iter().enumerate() {
                 steps[k].push(v);
+            }
+            if let (Some(c), Some(after)) = (&l.until, after.as_mut()) {
+                for (name, v) in l.state.iter().zip(&state) {
+                    after.vars.insert(name.clone(), v.clone());
+                }
+                after.vars.insert(l.counter.clone(), Value::I64(ndarray::arr0(i).into_dyn()));
+                if scalar_bool(&self.eval(after, c)?, span)? {
+                    break;
+                }
             }
         }
         let mut results = state;

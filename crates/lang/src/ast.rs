@@ -237,4 +237,7 @@ pub struct LoopExpr {
     pub start: Expr,
     pub stop: Expr,
     pub body: Block,
+    /// `until COND` after the body: the loop stops after the first step whose new state (and
+    /// counter) make `COND` true.
+    pub until: Option<Expr>,
 }

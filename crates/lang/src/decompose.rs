@@ -68,6 +68,7 @@ fn loop_many(b: &mut Builder, inits: Vec<TExpr>, stop: TExpr, step: impl FnOnce(
         stop,
         body: TBlock { lets: inner.lets, results: next },
         results: tys.clone(),
+        until: None,
     };
     let span = b.span.clone();
     b.bind_multi(TExpr::new(TExprKind::Loop(Box::new(l)), tys[0].clone(), span))

@@ -164,6 +164,10 @@ pub struct TLoop {
     pub body: TBlock,
     /// The state's types, then (scan) the stacked outputs' types.
     pub results: Vec<TensorType>,
+    /// `until COND`: a `bool` scalar over the enclosing scope, the state after a step and
+    /// that step's counter; the loop stops after the first step that makes it true (a
+    /// scan's stacks then have as many rows as steps ran).
+    pub until: Option<TExpr>,
 }
 
 /// `if cond { then } else { otherwise }`: `cond` is a `bool` scalar, and only the chosen
@@ -205,6 +209,7 @@ impl TLoop {
         out.push(&self.stop);
         out.extend(self.body.lets.iter().map(|l| &l.value));
         out.extend(self.body.results.iter());
+        out.extend(self.until.iter());
         out
     }
 }

@@ -603,7 +603,8 @@ mod props {
         (inner, block.clone(), block).prop_map(|(cond, then, otherwise)| e(ExprKind::If(Box::new(IfExpr { cond, then, otherwise }))))
     }
 
-    /// `loop` / `scan` with one or more state names and a body of `let`s and a result.
+    /// `loop` / `scan` with one or more state names, a body of `let`s and a result, and
+    /// sometimes `until`.
     fn loop_(inner: impl Strategy<Value = Expr> + Clone) -> impl Strategy<Value = Expr> {
         let body_let = (prop::collection::vec(ident(), 1..3), inner.clone()).prop_map(|(names, value)| {
             let mut names = names.into_iter();
@@ -615,9 +616,10 @@ mod props {
             prop::collection::vec(ident(), 1..3),
             (inner.clone(), ident(), inner.clone(), inner.clone()),
             prop::collection::vec(body_let, 0..2),
-            inner,
+            inner.clone(),
+            prop::option::of(inner),
         )
-            .prop_map(|(scan, state, (init, counter, start, stop), lets, result)| {
+            .prop_map(|(scan, state, (init, counter, start, stop), lets, result, until)| {
                 e(ExprKind::Loop(Box::new(LoopExpr {
                     kind: if scan { LoopKind::Scan } else { LoopKind::Loop },
                     tuple: state.len() > 1,
@@ -627,6 +629,7 @@ mod props {
                     start,
                     stop,
                     body: Block { lets, result, span: NO_SPAN },
+                    until,
                 })))
             })
     }

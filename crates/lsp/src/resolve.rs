@@ -359,7 +359,8 @@ impl Resolver<'_> {
         self.expr(&l.start, function);
         self.expr(&l.stop, function);
         let depth = self.scope.len();
-        let body = l.body.span.clone();
+        // The state and the counter are visible in the body and the stopping condition.
+        let body = l.body.span.start..l.until.as_ref().map_or(l.body.span.end, |c| c.span.end);
         for (index, n) in l.state.iter().enumerate() {
             let kind = DefKind::LoopState { expr: span.clone(), index };
             if let Some(id) = self.define(&n.name, kind, n.span.clone(), body.clone(), false, function) {
@@ -370,6 +371,9 @@ impl Resolver<'_> {
             self.scope.push((l.counter.name.clone(), id));
         }
         self.block(&l.body, function);
+        if let Some(c) = &l.until {
+            self.expr(c, function);
+        }
         self.scope.truncate(depth);
     }
 

@@ -170,6 +170,9 @@ fn expr<'a>(e: &'a TExpr, f: &mut impl FnMut(Node<'a>)) {
             expr(&l.start, f);
             expr(&l.stop, f);
             block(&l.body, f);
+            if let Some(c) = &l.until {
+                expr(c, f);
+            }
         }
         TExprKind::If(c) => {
             expr(&c.cond, f);

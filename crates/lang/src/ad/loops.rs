@@ -88,6 +88,7 @@ impl Tape {
             stop: stop.clone(),
             body: TBlock { lets: inner.lets, results: next.into_iter().chain(states.iter().cloned()).collect() },
             results: results_tys.clone(),
+            until: None,
         };
         let outs = self.b.bind_multi(TExpr::new(TExprKind::Loop(Box::new(scan)), results_tys[0].clone(), e.span.clone()));
         let q = out_tys.len();
@@ -215,6 +216,7 @@ pub(crate) fn backward(
         stop: trips,
         body: TBlock { lets: inner.lets, results: next },
         results: carried.iter().map(|c| c.ty.clone()).collect(),
+        until: None,
     };
     let first = rev.results[0].clone();
     let outs = b.bind_multi(TExpr::new(TExprKind::Loop(Box::new(rev)), first, b.span.clone()));

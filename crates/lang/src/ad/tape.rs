@@ -239,6 +239,14 @@ impl Tape {
         };
         let names = self.read_names(e);
         if names.iter().any(|(_, v)| self.is_active(v)) {
+            if l.until.is_some() {
+                return Err(AdError {
+                    span: e.span.clone(),
+                    message: "no derivative through a loop that may stop early (`until`): its number of steps depends on the values".into(),
+                    label: "this loop reads a value being differentiated".into(),
+                    quiet: false,
+                });
+            }
             return self.active_loop(e, l);
         }
         self.rebind(names, e);

@@ -45,7 +45,7 @@ fn calls(e: &Expr, out: &mut Vec<(String, Span)>) {
             }
         }
         ExprKind::Loop(l) => {
-            [&l.init, &l.start, &l.stop].into_iter().for_each(|x| calls(x, out));
+            [&l.init, &l.start, &l.stop].into_iter().chain(&l.until).for_each(|x| calls(x, out));
             out.extend(block_calls(&l.body));
         }
         ExprKind::If(c) => {

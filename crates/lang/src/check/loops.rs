@@ -121,7 +121,12 @@ impl Checker {
             }
         }
         let body = self.parts(&body_sc, &l.body.result);
+        let until = self.loop_until(sc, l, &state_types);
         let (start, stop, body) = (start?, stop?, body?);
+        let until = match (&l.until, until) {
+            (Some(_), None) => return None,
+            (_, until) => until,
+        };
         if !names_ok || lets.len() != l.body.lets.len() {
             return None;
         }
@@ -153,6 +158,8 @@ impl Checker {
         let mut result_types = state_types.clone();
         if scan {
             let lead = match (literal_i64(&start), literal_i64(&stop), &stop.kind) {
+                // A scan that may stop early stacks as many rows as it ran steps.
+                _ if until.is_some() => Dim::Unknown,
                 (Some(a), Some(b), _) => Dim::Static(b.saturating_sub(a).max(0) as u64),
                 (Some(0), _, TExprKind::DimValue(n)) => Dim::Symbol(n.clone()),
                 _ => Dim::Unknown,
@@ -187,9 +194,30 @@ impl Checker {
             stop,
             body: TBlock { lets, results },
             results: result_types.clone(),
+            until,
         };
         let ty = result_types[0].clone();
         Some(Typed::strong(TExpr::new(TExprKind::Loop(Box::new(tloop)), ty, span)))
+    }
+
+    /// A loop's `until COND`: a `bool` scalar over the enclosing scope, the state after a step
+    /// and the counter of that step (not the body's own names).
+    fn loop_until(&mut self, sc: &Scope, l: &LoopExpr, state_types: &[TensorType]) -> Option<TExpr> {
+        let c = l.until.as_ref()?;
+        let mut until_sc = sc.clone();
+        for (n, ty) in l.state.iter().zip(state_types) {
+            until_sc.bind(&n.name, Some(ty.clone()));
+        }
+        until_sc.bind(&l.counter.name, Some(TensorType::scalar(DType::I64)));
+        let cond = self.expr(&until_sc, c)?;
+        if cond.dtype() != DType::Bool || !cond.ty().is_scalar() {
+            let d = Diagnostic::new(ErrorKind::DType, c.span.clone(), "the stopping condition of a loop (`until`) must be a `bool` scalar")
+                .with_label(c.span.clone(), has_type(cond.ty()))
+                .with_note("reduce a `bool` array with `all` or `any`: `until all(done)` stops when every element is done");
+            self.report(d);
+            return None;
+        }
+        Some(cond.e)
     }
 
     /// The body's values, each next-state value checked against (and converted to) the

@@ -28,6 +28,7 @@ pub enum Token<'src> {
     In,
     If,
     Else,
+    Until,
     DotDot,
     True,
     False,
@@ -71,6 +72,7 @@ impl Token<'_> {
             Token::In => "in",
             Token::If => "if",
             Token::Else => "else",
+            Token::Until => "until",
             Token::DotDot => "..",
             Token::True => "true",
             Token::False => "false",
@@ -120,7 +122,7 @@ impl fmt::Display for Token<'_> {
 
 /// The reserved words other than the dtype names, and the tokens they lex to. The float
 /// constants `inf` and `nan` are literals (`-inf` is a negation, as `-1.0` is).
-const WORDS: [(&str, Token<'static>); 13] = [
+const WORDS: [(&str, Token<'static>); 14] = [
     ("fn", Token::Fn),
     ("let", Token::Let),
     ("print", Token::Print),
@@ -130,6 +132,7 @@ const WORDS: [(&str, Token<'static>); 13] = [
     ("in", Token::In),
     ("if", Token::If),
     ("else", Token::Else),
+    ("until", Token::Until),
     ("true", Token::True),
     ("false", Token::False),
     ("inf", Token::Float(f64::INFINITY)),

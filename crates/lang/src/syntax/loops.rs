@@ -1,5 +1,5 @@
 //! The loop forms, the conditional and destructuring patterns:
-//! `loop STATE = INIT for i in A..B { BODY }`, `scan ...`, `if C { A } else { B }` and
+//! `loop STATE = INIT for i in A..B { BODY }` (optionally `until COND`), `scan ...`, `if C { A } else { B }` and
 //! `let (a, b) = ...`.
 
 use chumsky::prelude::*;
@@ -35,9 +35,10 @@ pub(super) fn loop_expr<'t, 's: 't>(
         .then(expr.clone())
         .then_ignore(just(Token::DotDot))
         .then(expr.clone())
-        .then(body(expr).labelled("loop body"))
-        .map(|((((((kind, (state, tuple)), init), counter), start), stop), body)| {
-            ExprKind::Loop(Box::new(LoopExpr { kind, state, tuple, init, counter, start, stop, body }))
+        .then(body(expr.clone()).labelled("loop body"))
+        .then(just(Token::Until).ignore_then(expr.labelled("stopping condition")).or_not())
+        .map(|(((((((kind, (state, tuple)), init), counter), start), stop), body), until)| {
+            ExprKind::Loop(Box::new(LoopExpr { kind, state, tuple, init, counter, start, stop, body, until }))
         })
         .boxed()
 }

@@ -174,6 +174,10 @@ fn write_loop(out: &mut String, l: &LoopExpr) {
     write_expr(out, &l.stop, ASCRIBE);
     out.push(' ');
     write_inline_block(out, &l.body);
+    if let Some(c) = &l.until {
+        out.push_str(" until ");
+        write_expr(out, c, ASCRIBE);
+    }
 }
 
 fn binop_prec(op: BinOp) -> u8 {
@@ -284,6 +288,12 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
         ExprKind::Ascribe(x, t) => {
             write_expr(out, x, COMPARE);
             let _ = write!(out, ": {}", print_type(t));
+        }
+        // A stopping condition would take in what follows the loop: in an operand, parentheses.
+        ExprKind::Loop(l) if l.until.is_some() && min > ASCRIBE => {
+            out.push('(');
+            write_loop(out, l);
+            out.push(')');
         }
         ExprKind::Loop(l) => write_loop(out, l),
         ExprKind::If(c) => write_if(out, c),

@@ -91,6 +91,7 @@ fn loop_(l: &LoopExpr) -> LoopExpr {
         start: expr(&l.start),
         stop: expr(&l.stop),
         body: block(&l.body),
+        until: l.until.as_ref().map(expr),
     }
 }
 

@@ -3,6 +3,8 @@
 //! the wanted type, and BODY an elementwise update of the state and the counter that keeps
 //! its type exactly, sometimes reading a value of the enclosing scope. Float bodies contract
 //! (`tanh`), so rounding differences between the backends do not grow from step to step.
+//! Some loops stop early (`until`) on an exact condition: the counter, or integer and bool
+//! states (never a float comparison, which rounding could decide differently).
 
 use ptl_lang::types::DType;
 
@@ -11,6 +13,22 @@ use super::{Gen, Shape, Spelling, VARS};
 impl Gen<'_> {
     /// A loop whose value has exactly `shape` and `dtype`.
     pub(super) fn looped(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
+        let body = self.loop_body(shape, dtype, d)?;
+        if !self.rng.one_in(3) {
+            return Some(body);
+        }
+        let until = if dtype.is_int() {
+            self.rng.pick(&["any(acc > 5)", "all(acc < 0)", "step >= 1"])
+        } else if dtype == DType::Bool {
+            self.rng.pick(&["all(acc)", "any(logical_not(acc))", "step == 0"])
+        } else {
+            self.rng.pick(&["step >= 1", "step == 2"])
+        };
+        // In parentheses: the condition would take in what follows the loop.
+        Some(format!("({body} until {until})"))
+    }
+
+    fn loop_body(&mut self, shape: &Shape, dtype: DType, d: usize) -> Option<String> {
         let init = self.expr(shape, dtype, d);
         let trips = if self.rng.one_in(3) {
             let v = self.rng.pick(&self.vars.clone());
