@@ -442,7 +442,9 @@ pub enum Op {
     Expand(usize),
     /// Removes the size-1 dim at the axis.
     Squeeze(usize),
-    /// Row-major reshape to the result dims (same element count).
+    /// Row-major reshape to the result dims (same element count). A second operand, a shape
+    /// witness of the result's rank, gives the sizes of the result's `?` dims (a derivative
+    /// moves a cotangent back to an operand with several `?` dims this way).
     Reshape,
     /// Axes sorted, unique and in range; reduced dims are removed from the result.
     Reduce(ReduceOp, Vec<usize>),
@@ -563,12 +565,13 @@ impl Op {
         }
     }
 
-    /// The smallest and largest number of operands (a broadcast may name a shape witness).
+    /// The smallest and largest number of operands (a broadcast or a reshape may name a shape
+    /// witness).
     pub fn arity(&self) -> (usize, usize) {
         match self {
             Op::Binary(_) | Op::MatMul | Op::Guard(_) | Op::SolveTriangular { .. } | Op::Solve => (2, 2),
             Op::Select | Op::Ternary(_) => (3, 3),
-            Op::Broadcast | Op::Nonzero => (1, 2),
+            Op::Broadcast | Op::Reshape | Op::Nonzero => (1, 2),
             Op::Slice(axes) => {
                 let n = 1 + axes.iter().map(|a| a.operands()).sum::<usize>();
                 (n, n)

@@ -55,7 +55,11 @@ impl RuntimeCheck {
         match self {
             RuntimeCheck::Broadcast { from, to, axis } => {
                 let want = &to.dims[*axis];
-                format!("cannot broadcast `{from}` to `{to}`: axis {axis} must be `{want}`")
+                if *want == crate::types::Dim::Unknown {
+                    format!("cannot broadcast `{from}` to `{to}`: its size at axis {axis} differs from the size it meets there")
+                } else {
+                    format!("cannot broadcast `{from}` to `{to}`: axis {axis} must be `{want}`")
+                }
             }
             RuntimeCheck::SameDims { op, axis, types } => {
                 let tys: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();

@@ -176,6 +176,30 @@ impl<'c, 'a> Emitter<'c, 'a> {
         if crate::checks::in_twin() && !crate::checks::silent() { self.barrier(value) } else { Ok(value) }
     }
 
+    /// `value` behind a barrier that gives it the sizes `sizes` (where `Some`) it was just
+    /// checked to have: an op reading it past the check then meets sizes that agree with its
+    /// loops, even where IREE can see the value's own (of a constant) contradict them.
+    pub fn with_checked_sizes(&self, value: Value<'c, 'a>, sizes: &[Option<Value<'c, 'a>>]) -> Result<Value<'c, 'a>> {
+        let ty = value.r#type();
+        let dims = static_dims(ty);
+        let mut tied = Vec::new();
+        for (axis, d) in dims.iter().enumerate() {
+            if d.is_none() {
+                tied.push(match sizes.get(axis).copied().flatten() {
+                    Some(n) => n,
+                    None => self.dim(value, axis)?,
+                });
+            }
+        }
+        let behind = self.op1("util.optimization_barrier", &[value], ty)?;
+        if tied.is_empty() {
+            return Ok(behind);
+        }
+        let mut operands = vec![behind];
+        operands.extend(tied);
+        self.op1("flow.tensor.tie_shape", &operands, ty)
+    }
+
     fn barrier(&self, value: Value<'c, 'a>) -> Result<Value<'c, 'a>> {
         // The barrier's result carries its sizes explicitly (`flow.tensor.tie_shape`), as
         // IREE needs for a value whose producer it cannot see into.

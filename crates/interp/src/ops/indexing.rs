@@ -158,6 +158,16 @@ pub(crate) fn scatter(node: &Node, values: Vec<Value>, add: bool) -> Result<Valu
     let [target, idx, vals]: [Value; 3] = values.try_into().map_err(|_| InterpError::internal("a scatter without three operands", span))?;
     let rows = positions(node, op, &idx, 0, 0, target.shape()[0])?;
     let row_shape = target.shape()[1..].to_vec();
+    // The values have the index's shape, then a row's: a `?` of their own is checked here,
+    // as compiled code checks it.
+    let mut want = idx.shape().to_vec();
+    want.extend(&row_shape);
+    if let Some(axis) = (0..want.len()).find(|&j| vals.shape().get(j) != Some(&want[j])) {
+        let v_ty = node.operands[2].ty.clone();
+        let check = RuntimeCheck::Broadcast { from: v_ty.clone(), to: v_ty, axis };
+        let seen = format!("the values have shape {}, the rows they go to {}", shape_str(vals.shape()), shape_str(&want));
+        return Err(InterpError::check(check, span, seen));
+    }
     fn go<T: Clone>(t: &ArrayD<T>, v: &ArrayD<T>, rows: &[usize], row: &[usize], f: impl Fn(&mut T, &T)) -> Option<ArrayD<T>> {
         let mut out = t.clone();
         let mut vshape = vec![rows.len()];

@@ -95,9 +95,17 @@ pub(crate) fn squeeze(v: Value, axis: usize, span: &Span) -> Result<Value> {
 }
 
 /// Row-major reshape to the result dims; at most one `?`, inferred from the element count.
-pub(crate) fn reshape(node: &Node, v: Value) -> Result<Value> {
+pub(crate) fn reshape(node: &Node, values: Vec<Value>) -> Result<Value> {
     let span = &node.expr.span;
-    let target = &node.dims;
+    let mut it = values.into_iter();
+    let v = it.next().ok_or_else(|| InterpError::internal("`reshape` without its operand", span))?;
+    // A shape witness gives the sizes of the target's `?` dims.
+    let target: Vec<Option<usize>> = match it.next() {
+        Some(w) if w.shape().len() == node.dims.len() => node.dims.iter().zip(w.shape()).map(|(d, &n)| Some(d.unwrap_or(n))).collect(),
+        Some(_) => return Err(InterpError::internal("a reshape's shape witness of another rank", span)),
+        None => node.dims.clone(),
+    };
+    let target = &target;
     let from = v.shape().to_vec();
     let size = v.len();
     let err = || {

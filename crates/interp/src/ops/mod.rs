@@ -52,7 +52,7 @@ pub(crate) fn apply(op: &Op, node: &Node, values: Vec<Value>) -> Result<Value> {
         Op::Transpose(perm) => layout::transpose(one(values, node)?, perm, span),
         Op::Expand(axis) => layout::expand(one(values, node)?, *axis, span),
         Op::Squeeze(axis) => layout::squeeze(one(values, node)?, *axis, span),
-        Op::Reshape => layout::reshape(node, one(values, node)?),
+        Op::Reshape => layout::reshape(node, values),
         Op::Guard(code) => layout::guard(values, *code, span),
         Op::Reduce(r, axes) => reduction::reduce(*r, node, one(values, node)?, axes),
         Op::Softmax { axis, log } => reduction::softmax(&one(values, node)?, *axis, *log, span),

@@ -179,8 +179,8 @@ impl Tape {
     }
 
     fn op(&mut self, op: Op, args: Vec<TExpr>, ty: TensorType, span: Span) -> TExpr {
-        // A broadcast's shape witness lends only its size.
-        let carries = if op == Op::Broadcast { &args[..1] } else { &args[..] };
+        // A broadcast's or a reshape's shape witness lends only its size.
+        let carries = if matches!(op, Op::Broadcast | Op::Reshape) { &args[..1] } else { &args[..] };
         let active = carries.iter().any(|a| self.is_active(a));
         let out = self.bind(TExpr::op(op.clone(), args.clone(), ty, span.clone()));
         if active && out.ty.dtype.is_float() {

@@ -35,16 +35,16 @@ pub fn lower<'c, 'a>(
     for x in operands {
         indexed.push(match &x.kind {
             TExprKind::Op(Op::Broadcast, args) => {
-                let v = expr::lower(e, scope, prog, &args[0])?;
-                let view = layout::broadcast_view(e, scope, v, &args[0].ty, &x.ty, &x.span)?;
+                let mut v = expr::lower(e, scope, prog, &args[0])?;
                 // The witness's sizes, checked as the materialised broadcast checks them, so
                 // that both paths report a contradicting size at the broadcast.
                 if let Some(w) = args.get(1) {
                     let wv = expr::lower(e, scope, prog, w)?;
-                    layout::check_witness(e, v, &args[0].ty, wv, &w.ty, &x.ty, &x.span)?;
+                    let (checked, wv) = layout::check_witness(e, v, &args[0].ty, wv, &w.ty, &x.ty, &x.span)?;
+                    v = checked;
                     witnesses.push(((wv, layout::witness_map(&w.ty, &x.ty)), w.ty.dtype));
                 }
-                view
+                layout::broadcast_view(e, scope, v, &args[0].ty, &x.ty, &x.span)?
             }
             _ => {
                 let v = expr::lower(e, scope, prog, x)?;

@@ -420,6 +420,8 @@ pub fn scatter<'c, 'a>(
     // The values have the index's dims, then the target's after the first; their sizes must
     // agree with the loops that read them.
     let v_ty = &operands[2].ty;
+    let mut checked = false;
+    let mut sizes = Vec::new();
     let idx_loops: Vec<Idx> = (0..k).map(|j| Idx::Loop(n + j)).collect();
     let mut v_map = idx_loops.clone();
     v_map.extend((1..n).map(Idx::Loop));
@@ -429,12 +431,18 @@ pub fn scatter<'c, 'a>(
         if let (Some(a), Some(b)) = (e.static_dim(values, j), e.static_dim(carrier, axis))
             && a == b
         {
+            sizes.push(None);
             continue;
         }
         let (have, want) = (e.dim_value(values, j)?, e.dim_value(carrier, axis)?);
+        sizes.push(Some(want));
         let check = RuntimeCheck::Broadcast { from: v_ty.clone(), to: v_ty.clone(), axis: j };
         e.check_equal(have, want, check)?;
+        checked = true;
     }
+    // Past the check, sizes IREE can see (of constant operands) must not contradict the
+    // loops: the values take the sizes they were checked to have.
+    let values = if checked { e.with_checked_sizes(values, &sizes)? } else { values };
     let dtype = t_ty.dtype;
     // The accumulator starts from a computed copy of the target, not the target itself:
     // IREE 3.13 cannot update a constant target in place, and folds a plain copy away. The

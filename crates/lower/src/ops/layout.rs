@@ -60,7 +60,9 @@ pub fn broadcast_view<'c, 'a>(
 
 /// A `?` result dim that the operand does not stretch into is sized by both the operand and
 /// the broadcast's shape witness: they must agree (the interpreter checks the same, at the
-/// broadcast), or a loop nest sized by one would read the other out of its bounds.
+/// broadcast), or a loop nest sized by one would read the other out of its bounds. Returns
+/// the operand and the witness, each behind a barrier in a checks-only twin where a size was
+/// checked (IREE must not meet sizes it can see to contradict each other past the check).
 pub fn check_witness<'c, 'a>(
     e: &Emitter<'c, 'a>,
     x: Value<'c, 'a>,
@@ -69,18 +71,20 @@ pub fn check_witness<'c, 'a>(
     w_ty: &TensorType,
     to: &TensorType,
     span: &Span,
-) -> Result<()> {
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>)> {
     let woff = to.rank() - w_ty.rank();
     let previous = crate::checks::at(Some(span.clone()));
     let off = to.rank() - from.rank();
+    let mut checked = false;
     for i in off.max(woff)..to.rank() {
         if to.dims[i] == Dim::Unknown && !stretches(&from.dims, &to.dims, i) && w_ty.dims[i - woff] != Dim::Static(1) {
             let (have, want) = (e.dim_value(x, i - off)?, e.dim_value(w, i - woff)?);
             e.check_equal(have, want, RuntimeCheck::Broadcast { from: from.clone(), to: to.clone(), axis: i })?;
+            checked = true;
         }
     }
     crate::checks::at(previous);
-    Ok(())
+    if checked { Ok((e.checked_operand(x)?, e.checked_operand(w)?)) } else { Ok((x, w)) }
 }
 
 /// How a shape witness of type `w_ty` is indexed in a loop nest over `to`'s dims: it is read
@@ -103,13 +107,19 @@ pub fn broadcast<'c, 'a>(
     to: &TensorType,
     span: &Span,
 ) -> Result<Value<'c, 'a>> {
+    let (x, like) = match like {
+        Some((w, w_ty)) => {
+            let (x, w) = check_witness(e, x, from, w, w_ty, to, span)?;
+            (x, Some((w, w_ty)))
+        }
+        None => (x, None),
+    };
     let (x, idx) = broadcast_view(e, scope, x, from, to, span)?;
     let mut operands = vec![(x, idx)];
     // The witness is an operand the generic never reads, there only to give sizes: a size
     // source needs an indexing of the loop nest, and `dynamic_sizes` finds it there.
     let mut dtypes = vec![from.dtype];
     if let Some((w, w_ty)) = like {
-        check_witness(e, x, from, w, w_ty, to, span)?;
         operands.push((w, witness_map(w_ty, to)));
         dtypes.push(w_ty.dtype);
     }
@@ -168,6 +178,7 @@ pub fn reshape<'c, 'a>(
     scope: &Scope<'c, 'a>,
     x: Value<'c, 'a>,
     x_ty: &TensorType,
+    like: Option<Value<'c, 'a>>,
     to: &TensorType,
 ) -> Result<Value<'c, 'a>> {
     let mut total = e.const_index(1)?;
@@ -177,11 +188,13 @@ pub fn reshape<'c, 'a>(
     }
     let mut known = e.const_index(1)?;
     let mut sizes: Vec<Option<Value<'c, 'a>>> = Vec::new();
-    for d in &to.dims {
-        let v = match d {
-            Dim::Static(n) => Some(e.const_index(*n as i64)?),
-            Dim::Symbol(s) => Some(scope.symbol_size(e, s)?),
-            Dim::Unknown => None,
+    for (i, d) in to.dims.iter().enumerate() {
+        let v = match (d, like) {
+            (Dim::Static(n), _) => Some(e.const_index(*n as i64)?),
+            (Dim::Symbol(s), _) => Some(scope.symbol_size(e, s)?),
+            // The shape witness's size there (the count is still checked below).
+            (Dim::Unknown, Some(w)) => Some(e.dim_value(w, i)?),
+            (Dim::Unknown, None) => None,
         };
         if let Some(v) = v {
             known = e.append(arith::muli(known, v, e.loc))?;
@@ -189,6 +202,10 @@ pub fn reshape<'c, 'a>(
         sizes.push(v);
     }
     let check = RuntimeCheck::Reshape { from: x_ty.clone(), to: to.clone() };
+    if sizes.iter().filter(|s| s.is_none()).count() > 1 {
+        // The count fixes one size, not two: the checker gives such a reshape a witness.
+        return Err(LowerError::Internal(format!("a reshape to `{to}` without a shape witness")));
+    }
     if sizes.iter().any(|s| s.is_none()) {
         // `known` must be nonzero and divide the count (`remui` by zero is undefined, so
         // divide by max(known, 1) and check `known != 0` as well).

@@ -86,7 +86,13 @@ pub fn lower<'c, 'a>(
         Op::Transpose(perm) => layout::relayout(e, scope, xv, &x.ty, ty, layout::transpose_map(perm)),
         Op::Expand(axis) => layout::relayout(e, scope, xv, &x.ty, ty, layout::expand_map(x.ty.rank(), *axis)),
         Op::Squeeze(axis) => layout::relayout(e, scope, xv, &x.ty, ty, layout::squeeze_map(x.ty.rank(), *axis)),
-        Op::Reshape => layout::reshape(e, scope, xv, &x.ty, ty),
+        Op::Reshape => {
+            let like = match operands.get(1) {
+                Some(w) => Some(expr::lower(e, scope, prog, w)?),
+                None => None,
+            };
+            layout::reshape(e, scope, xv, &x.ty, like, ty)
+        }
         Op::Guard(code) => {
             // Every element of the condition must hold: one `all`, then one check.
             let all = if x.ty.rank() == 0 {

@@ -91,7 +91,7 @@ pub fn flatnonzero<'c, 'a>(
         }
     }
     let flat_ty = TensorType::new(dt, vec![Dim::Unknown]);
-    let flat = if a_ty.rank() == 1 { a } else { layout::reshape(e, scope, a, a_ty, &flat_ty)? };
+    let flat = if a_ty.rank() == 1 { a } else { layout::reshape(e, scope, a, a_ty, None, &flat_ty)? };
     let flat = fence(e, flat)?;
     let n = to_i64(e, e.dim_value(flat, 0)?)?;
     let block = c64(e, BLOCK)?;

@@ -1,5 +1,5 @@
 //! Type rules of the indexing family: `x[i, a:b:s]`, `x[idx]` and `take` (gathers),
-//! `scatter_add`, `scatter_set` and `set_slice`.
+//! `scatter_add`, `scatter_set` and `set_slice` (boolean masks: `masks`).
 //!
 //! Bounds and indices are `i64` scalars (integer literals, variables, expressions, dimension
 //! names). A result dim is static where the operand dim and every bound of its axis are
@@ -244,69 +244,6 @@ impl Checker {
         Some(Typed::strong(TExpr::op(Op::Nonzero, vec![a.e], ty, span)))
     }
 
-    /// `x[mask]` for a bool `mask` of rank `k <= rank(x)` with `x`'s leading `k` dims: the
-    /// selected elements (`k == rank(x)`) or rows of the remaining axes, in row-major order,
-    /// as NumPy's boolean indexing. It is a gather of the positions `flatnonzero` finds, from
-    /// `x` with its leading `k` axes made one.
-    fn mask_select(&mut self, x: Typed, mask: Typed, span: Span) -> Option<Typed> {
-        let (xty, mty) = (x.ty().clone(), mask.ty().clone());
-        let k = mty.rank();
-        if k > xty.rank() {
-            let d = Diagnostic::new(
-                ErrorKind::Rank,
-                span,
-                format!("too many indices: a boolean index of rank {k} on `{xty}`, which has rank {}", xty.rank()),
-            )
-            .with_label(mask.e.span.clone(), has_type(&mty))
-            .with_label(x.e.span.clone(), has_type(&xty));
-            self.report(d);
-            return None;
-        }
-        for axis in 0..k {
-            if let (Dim::Static(m), Dim::Static(n)) = (&mty.dims[axis], &xty.dims[axis])
-                && m != n
-            {
-                let d = Diagnostic::new(
-                    ErrorKind::Shape,
-                    mask.e.span.clone(),
-                    format!("the boolean index `{mty}` does not match `{xty}` at axis {axis}"),
-                )
-                .with_label(mask.e.span.clone(), format!("{m} here"))
-                .with_label(x.e.span.clone(), format!("{n} here"))
-                .with_note("a boolean index has the sizes of the axes it selects from; it does not broadcast");
-                self.report(d);
-                return None;
-            }
-        }
-        let mask_span = mask.e.span.clone();
-        let witness = crate::check::broadcast::witness(&x.e);
-        let positions = TExpr::op(Op::Nonzero, vec![mask.e, witness], TensorType::new(DType::I64, vec![Dim::Unknown]), span.clone());
-        let rest = &xty.dims[k..];
-        let source = if k == 1 {
-            x.e
-        } else {
-            let lead = xty.dims[..k].iter().try_fold(1u64, |n, d| d.as_static().and_then(|d| n.checked_mul(d)));
-            if lead.is_none() && rest.contains(&Dim::Unknown) {
-                let d = Diagnostic::new(
-                    ErrorKind::Shape,
-                    span,
-                    format!("a boolean index of rank {k} on `{xty}` needs static sizes for the axes it selects from, or for those it keeps"),
-                )
-                .with_label(mask_span, has_type(&mty))
-                .with_note("the selected axes are read as one axis, and a shape has at most one `?` size to infer; name the sizes of the kept axes in the signature, or index a reshaped array");
-                self.report(d);
-                return None;
-            }
-            let mut dims = vec![lead.map_or(Dim::Unknown, Dim::Static)];
-            dims.extend(rest.iter().cloned());
-            TExpr::op(Op::Reshape, vec![x.e], TensorType::new(xty.dtype, dims), span.clone())
-        };
-        let mut dims = vec![Dim::Unknown];
-        dims.extend(rest.iter().cloned());
-        let ty = TensorType::new(xty.dtype, dims);
-        Some(Typed::strong(TExpr::op(Op::Take { axis: 0 }, vec![source, positions], ty, span)))
-    }
-
     pub(crate) fn take(&mut self, sc: &Scope, args: &[Expr], span: Span) -> Option<Typed> {
         let x = self.expr(sc, &args[0]);
         let idx = self.expr(sc, &args[1]);
@@ -340,11 +277,22 @@ impl Checker {
             self.report(d);
             return None;
         }
+        if idx.ty().rank() > 0 && idx.dtype() == DType::Bool {
+            return self.mask_scatter(target, idx, values, add, span);
+        }
         let idx = self.index_tensor(idx, fname)?;
+        self.scatter_at(target, idx, values, add, span)
+    }
+
+    /// The scatter of `values` into `target`'s rows at the `i64` indices `idx`.
+    pub(super) fn scatter_at(&mut self, target: Typed, idx: TExpr, values: Typed, add: bool, span: Span) -> Option<Typed> {
+        let fname = if add { "scatter_add" } else { "scatter_set" };
+        let tty = target.ty().clone();
         let values_span = values.e.span.clone();
         let values = self.coerce_dtype(values, tty.dtype, &format!("the values of `{fname}`"), target.e.span.clone())?;
         let mut want: Vec<Dim> = idx.ty.dims.clone();
         want.extend(tty.dims[1..].iter().cloned());
+        let rows = || TExpr::op(Op::Take { axis: 0 }, vec![target.e.clone(), idx.clone()], TensorType::new(tty.dtype, want.clone()), span.clone());
         let values = if values.ty.dims == want {
             values
         } else {
@@ -354,7 +302,6 @@ impl Checker {
             // size from the gathered rows' shape, and a dim of the values' own that meets one
             // is checked against it when the program runs.
             let b = TExpr { ty: TensorType::new(b.ty.dtype, want.clone()), ..b };
-            let rows = || TExpr::op(Op::Take { axis: 0 }, vec![target.e.clone(), idx.clone()], TensorType::new(tty.dtype, want.clone()), span.clone());
             with_witness(b, rows)
         };
         Some(Typed::strong(TExpr::op(Op::Scatter { add }, vec![target.e, idx, values], tty, span)))

@@ -8,6 +8,7 @@ mod contraction;
 mod elementwise;
 mod indexing;
 mod layout;
+mod masks;
 mod math;
 pub(crate) mod joining;
 mod linalg;

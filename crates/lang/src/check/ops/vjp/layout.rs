@@ -28,7 +28,15 @@ pub(super) fn vjp(op: &Op, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
         Op::Transpose(perm) => b.transpose(ct, &inverse(perm)),
         Op::Expand(axis) => b.op(Op::Squeeze(*axis), vec![ct], x.ty.clone()),
         Op::Squeeze(axis) => b.op(Op::Expand(*axis), vec![ct], x.ty.clone()),
-        Op::Reshape => b.op(Op::Reshape, vec![ct], x.ty.clone()),
+        Op::Reshape => {
+            // A count fixes one `?` of the operand's; more take their sizes from the operand.
+            let unknown = x.ty.dims.iter().filter(|d| **d == Dim::Unknown).count();
+            let args = if unknown > 1 { vec![ct, x.clone()] } else { vec![ct] };
+            let g = b.op(Op::Reshape, args, x.ty.clone());
+            let g = b.retype(g, x.ty.dims.clone());
+            // The shape witness only lends its size.
+            return Ok(vec![Some(g), None].into_iter().take(n.args.len()).collect());
+        }
         // The guarded value is the second operand; the condition has no derivative.
         Op::Guard(_) => return Ok(vec![None, Some(ct)]),
         _ => return Err(format!("`{}` has no derivative yet", op.name())),
