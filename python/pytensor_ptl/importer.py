@@ -217,13 +217,19 @@ def _mask_read(node):
 
 
 def _mask_scatter(node):
-    """The bool mask, where `node` is `x[mask] = y` or `x[mask] += y` with a vector mask and a
-    value per selected row (a gradient of `x[mask]`): `scatter_set`/`scatter_add` at
-    `flatnonzero(mask)`. (A value for every element at once is `_mask_set`.) Else None."""
+    """The bool mask, where `node` is `x[mask] = y` or `x[mask] += y` with a value per selected
+    element or row (a gradient of `x[mask]`): ptl's `scatter_set`/`scatter_add` with the mask
+    as the index. (One value for every element at once is `_mask_set`.) A mask of rank k >= 2
+    below `x`'s rank reads its axes as one, so ptl needs the sizes of those axes, or of the
+    others, known. Else None."""
     found = _mask_index(node, inc=True)
-    if found is None or found[1].type.ndim != 1 or _mask_set(node) is not None:
+    if found is None or _mask_set(node) is not None:
         return None
-    return found[1]
+    x, mask = found
+    k, shape = mask.type.ndim, x.type.shape
+    if 1 < k < len(shape) and None in shape[:k] and None in shape[k:]:
+        return None
+    return mask
 
 
 def _mask_only(node, fgraph) -> bool:
@@ -685,8 +691,6 @@ def _check_ifelse(node, at: str) -> None:
 
 def _check_scan(op, at: str) -> None:
     info = op.info
-    if info.as_while:
-        raise NotImplementedError(f"{at}: a scan with a stopping condition (`until`) has no ptl equivalent")
     if info.n_mit_mot or info.n_mit_sot:
         raise NotImplementedError(f"{at}: a scan whose step reads a state more than one step back (taps) has no ptl equivalent")
     check_supported(op.fgraph)
@@ -1561,6 +1565,8 @@ class _Describer:
         for index, n in enumerate(inner_fg.toposort()):
             sub.node(index, n)
         inner_outputs = [sub.id_of(o) for o in inner_fg.outputs]
+        # A `while` scan's last inner output is its stopping condition: ptl's `until`.
+        until = inner_outputs.pop() if op.info.as_while else None
         self.next_id = sub.next_id
 
         outer_outs = (
@@ -1584,6 +1590,7 @@ class _Describer:
             "nodes": sub.nodes,
             "inner_outputs": inner_outputs,
             "outputs": outputs,
+            "until": until,
         }
         ids = [self.id_of(n_steps)] + seqs + inits + untraced + non_seqs
         self.emit("scan", ids, self.fresh(), _ptl_dtype(node.outputs[0].type.dtype, at), at, scan=scan)

@@ -13,7 +13,6 @@ import pytest
 from conftest import assert_same
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
-from pytensor.scan.utils import until
 
 from pytensor_ptl import islands
 from pytensor_ptl.islands import Fallback, Island, IslandGraph, PTLFallbackWarning
@@ -94,10 +93,11 @@ def test_an_unsupported_scalar_op_inside_a_fused_elemwise():
     _both([x], pt.j0(x) * pt.exp(x) + 1.0, [rng.uniform(0.1, 3.0, 6)])
 
 
-def test_a_scan_with_a_stopping_condition_runs_in_pytensor():
-    x0 = pt.scalar("x0")
-    out, _ = pytensor.scan(lambda x: (x * 2.0, until(x > 10.0)), outputs_info=[x0], n_steps=20)
-    _both([x0], out.sum() + 1.0, [np.float64(0.7)])
+def test_a_scan_whose_step_reads_two_steps_back_runs_in_pytensor():
+    x0 = pt.vector("x0")
+    out = pytensor.scan(lambda a, b: a + b, outputs_info=[{"initial": x0, "taps": [-2, -1]}], n_steps=6, return_updates=False)
+    f, caught = _both([x0], out.sum() + 1.0, [np.array([0.7, 1.1])])
+    assert caught
 
 
 def test_an_input_of_a_dtype_ptl_lacks():

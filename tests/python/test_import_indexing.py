@@ -237,16 +237,18 @@ def test_a_scalar_set_or_added_under_a_boolean_mask_is_a_where(mode):
 
 
 B = rng.standard_normal((4, 3))
+C = rng.standard_normal((2, 3, 4))
 
 
 @pytest.mark.parametrize(
     "case",
-    ["vector", "matrix", "rows", "grad_vector", "grad_rows", "nonzero", "empty"],
+    ["vector", "matrix", "rows", "grad_vector", "grad_rows", "grad_matrix", "inc_matrix", "set_lead", "nonzero", "empty"],
 )
 def test_boolean_mask_reads_and_their_gradients(case):
     # PyTensor rewrites `x[mask]` into `x[mask.nonzero()]`; ptl reads the mask itself.
     x, X, m = pt.vector("x"), pt.matrix("X"), pt.vector("m", dtype="bool")
     M2 = pt.matrix("M", dtype="bool")
+    T3 = pt.tensor("T", shape=(2, 3, None))
     keep = np.array([True, False, True, True, False, True])
     rows = np.array([False, True, True, False])
     inputs, out, args = {
@@ -255,9 +257,17 @@ def test_boolean_mask_reads_and_their_gradients(case):
         "rows": ([X, m], X[m].sum(axis=1), [B, rows]),
         "grad_vector": ([x, m], pytensor.grad((pt.exp(x[m]) * x[m]).sum(), x), [V, keep]),
         "grad_rows": ([X, m], pytensor.grad((X[m] ** 3).sum(), X), [B, rows]),
+        "grad_matrix": ([X, M2], pytensor.grad((pt.sin(X[M2]) * X[M2]).sum(), X), [B, B > 0.0]),
+        "inc_matrix": ([X, M2, x], pt.inc_subtensor(X[M2], x), [B, B < 0.0, np.arange(float((B < 0.0).sum()))]),
+        "set_lead": ([T3, M2, X], pt.set_subtensor(T3[M2], X), [C, C[:, :, 0] > 0.0, np.ones(((C[:, :, 0] > 0.0).sum(), 4))]),
         "nonzero": ([x], pt.flatnonzero(x * (x > 0.0)), [V]),
         "empty": ([x, m], x[m] + 1.0, [V, np.zeros(6, bool)]),
     }[case]
     f = _compare(inputs, out, args)
     src = from_fgraph(f.maker.fgraph).source()
-    assert "flatnonzero" in src if case in ("grad_vector", "grad_rows", "nonzero") else "[m" in src or "[M" in src, src
+    if case == "nonzero":
+        assert "flatnonzero" in src, src
+    elif case.startswith(("grad", "inc", "set")):
+        assert "scatter_" in src and ", M" in src or ", m" in src, src
+    else:
+        assert "[m" in src or "[M" in src, src

@@ -87,10 +87,26 @@ def test_scan_reading_two_steps_back_is_refused():
         pytensor.function([x0], fib, mode="PTL_STRICT")
 
 
-def test_scan_with_a_stopping_condition_is_refused():
+@pytest.mark.parametrize("start", [0.7, 11.0, 1e-9])
+def test_scan_with_a_stopping_condition_is_a_loop_with_until(start):
+    """A `while` scan (PyTensor's `until`) is ptl's `scan ... until`: its trace and outputs have
+    the rows of the steps it ran (one when the condition holds after the first step, all of
+    them when it never does), in mode PTL_STRICT (nothing left to PyTensor)."""
     from pytensor.scan.utils import until
 
+    from pytensor_ptl import from_fgraph
+
     x0 = pt.scalar("x0")
-    out = _scan(lambda x: (x * 2.0, until(x > 10.0)), outputs_info=[x0], n_steps=20)
-    with pytest.raises(NotImplementedError, match="stopping condition"):
-        pytensor.function([x0], out, mode="PTL_STRICT")
+    trace = _scan(lambda x: (x * 2.0, until(x > 10.0)), outputs_info=[x0], n_steps=20)
+    v = pt.vector("v")
+    halves = _scan(lambda x: (x * 0.5, until(pt.all(x < 1.0))), outputs_info=[v], n_steps=50)
+    for inputs, outputs, args in [
+        ([x0], [trace, trace[-1] + 1.0], [np.float64(start)]),
+        ([v], halves, [np.array([3.0, 10.0, 0.5]) * start]),
+    ]:
+        want = pytensor.function(inputs, outputs, mode="FAST_COMPILE")(*args)
+        f = pytensor.function(inputs, outputs, mode="PTL_STRICT")
+        assert "until" in from_fgraph(f.maker.fgraph).source()
+        got = f(*args)
+        for g, w in zip(got if isinstance(got, list) else [got], want if isinstance(want, list) else [want]):
+            assert_same(g, w)

@@ -197,8 +197,8 @@ pub enum NodeKind {
     /// `x[mask]` with a bool `mask` over `x`'s leading axes (PyTensor's `AdvancedSubtensor` of
     /// the mask or of its `Nonzero`): inputs `x`, `mask`.
     MaskSelect,
-    /// `x[mask] = y` (`set`) or `x[mask] += y` with a bool vector `mask` and a value per
-    /// selected row: inputs `x`, `y`, `mask`.
+    /// `x[mask] = y` (`set`) or `x[mask] += y` with a bool `mask` over `x`'s leading axes and
+    /// a value per selected element or row: inputs `x`, `y`, `mask`.
     MaskScatter { set: bool },
     /// PyTensor's `Nonzero` of a vector: the positions of its nonzero elements.
     Flatnonzero,

@@ -233,9 +233,10 @@ pub(super) fn convert(b: &mut Builder, node: &Node) -> Result<()> {
             ex(ExprKind::Index(Box::new(b.operand(x, dt, at)?), vec![IndexItem::Single(mask)]))
         }
         NodeKind::MaskScatter { set } => {
+            // ptl's scatter with a bool mask as the index: `x[mask] = y`, `x[mask] += y`.
             let [x, y, mask] = inputs(node)?;
-            let idx = builtin(Builtin::FlatNonzero, vec![b.operand(mask, DType::Bool, at)?]);
-            builtin(Builtin::Scatter { add: !*set }, vec![b.operand(x, dt, at)?, idx, b.operand(y, dt, at)?])
+            let mask = b.operand(mask, DType::Bool, at)?;
+            builtin(Builtin::Scatter { add: !*set }, vec![b.operand(x, dt, at)?, mask, b.operand(y, dt, at)?])
         }
         NodeKind::Flatnonzero => {
             let [a] = inputs(node)?;

@@ -10,8 +10,8 @@
 //! then one row per step, as PyTensor's buffer holds it), each stacked output, and each
 //! untraced state's final value.
 //!
-//! Mapped states with several taps (`mit_sot`, `mit_mot`) and `while` loops are refused on the
-//! Python side, naming the node.
+//! A `while` scan's stopping condition is one more state, the ptl loop's `until`. Mapped states
+//! with several taps (`mit_sot`, `mit_mot`) are refused on the Python side, naming the node.
 
 use ptl_lang::DType;
 use ptl_lang::ast::{Block, Expr, ExprKind, IndexItem, Let, LoopExpr, LoopKind};
@@ -34,6 +34,10 @@ struct ScanDesc {
     nodes: Vec<Node>,
     inner_outputs: Vec<usize>,
     outputs: Vec<usize>,
+    /// A `while` scan's stopping condition (a `bool` scalar of the inner graph): the loop
+    /// carries it as one more state and stops `until` it holds.
+    #[serde(default)]
+    until: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -75,6 +79,10 @@ pub(super) fn convert(b: &mut Builder, node: &Node, scan: &serde_json::Value) ->
     if dummy {
         state_names.push(b.names.temp());
     }
+    let stop_name = d.until.map(|_| b.names.temp());
+    if let Some(s) = &stop_name {
+        state_names.push(s.clone());
+    }
 
     // The body: the inner graph, with each inner input bound to what it stands for.
     let mut inner =
@@ -111,6 +119,9 @@ pub(super) fn convert(b: &mut Builder, node: &Node, scan: &serde_json::Value) ->
         if dummy {
             results.push(var(&state_names[0]));
         }
+        if let Some(id) = d.until {
+            results.push(inner.operand(id, DType::Bool, at)?);
+        }
         for (k, &id) in traced.iter().enumerate() {
             results.push(inner.operand(id, state_dtypes[k], at)?);
         }
@@ -135,6 +146,9 @@ pub(super) fn convert(b: &mut Builder, node: &Node, scan: &serde_json::Value) ->
     if dummy {
         init.push(ascribe(int(0), DType::I64, &[]));
     }
+    if stop_name.is_some() {
+        init.push(ex(ExprKind::Bool(false)));
+    }
     let n_stacks = d.n_sit_sot + d.n_nit_sot;
     let kind = if n_stacks > 0 { LoopKind::Scan } else { LoopKind::Loop };
     let l = LoopExpr {
@@ -146,6 +160,7 @@ pub(super) fn convert(b: &mut Builder, node: &Node, scan: &serde_json::Value) ->
         start: int(0),
         stop: b.operand(steps, DType::I64, at)?,
         body,
+        until: stop_name.as_deref().map(var),
     };
 
     // `let (finals..., stacks...) = scan ...;`
