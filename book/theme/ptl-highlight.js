@@ -22,7 +22,7 @@
     'exp2', 'expm1', 'log2', 'log10', 'cbrt', 'square', 'reciprocal', 'sign', 'floor',
     'ceil', 'round', 'trunc', 'erf', 'erfc', 'erfcx', 'gamma', 'gammaln', 'digamma', 'trigamma', 'i0', 'i1', 'i0e', 'i1e', 'j0', 'j1', 'erfinv', 'erfcinv', 'log1mexp',
     'softplus', 'isnan', 'isinf', 'isfinite', 'logical_not',
-    'maximum', 'minimum', 'power', 'arctan2', 'mod', 'floor_divide', 'logaddexp', 'gammainc', 'gammaincc', 'gammaincinv', 'gammainccinv', 'betainc', 'betaincinv', 'polygamma', 'owens_t',
+    'maximum', 'minimum', 'power', 'arctan2', 'mod', 'floor_divide', 'logaddexp', 'gammainc', 'gammaincc', 'gammaincinv', 'gammainccinv', 'betainc', 'betaincinv', 'polygamma', 'owens_t', 'kv', 'kve',
     'logical_and', 'logical_or', 'logical_xor',
     'sum', 'max', 'min', 'mean', 'prod', 'any', 'all', 'logsumexp', 'var', 'std',
     'softmax', 'log_softmax', 'transpose', 'broadcast', 'expand', 'squeeze', 'reshape',

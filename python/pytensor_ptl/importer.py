@@ -413,6 +413,7 @@ _MATH_OPS = {
     psm.J1: "j1",
     psm.TriGamma: "trigamma",
     psm.Owens_t: "owens_t",
+    psm.Kve: "kve",
 }
 # `polygamma(n, x)` of a constant order 0 or 1: `digamma`, `trigamma`.
 _POLYGAMMA = ("digamma", "trigamma")

@@ -316,3 +316,19 @@ def test_owens_t_with_its_gradients():
     hv = np.array([0.5, -1.0, 2.0, 0.0, 3.0, 0.2, 6.0])
     av = np.array([0.3, 2.0, -0.5, 1.0, 40.0, -0.9, 1.5])
     compare_strict([h, a], [t, pt.grad(t.sum(), h), pt.grad(t.sum(), a)], [hv, av], rtol=1e-12, atol=1e-300)
+
+
+def test_kve_and_kv_with_the_gradient_in_x():
+    """`kve(v, x)` (PyTensor's `Kve`) and `kv` (PyTensor writes it as `kve(v, x) * exp(-x)`),
+    with PyTensor's own gradient in `x`, without fallback: orders 0, fractional, negative and
+    large, x below and above 2."""
+    from conftest import compare_strict
+
+    v = pt.vector("v")
+    x = pt.vector("x")
+    k = pt.kve(v, x)
+    kv = pt.kv(v, x)
+    vv = np.array([0.0, 0.5, 1.3, -2.5, 7.0, 0.25])
+    xv = np.array([0.3, 1.999, 2.0, 3.5, 1.0, 25.0])
+    outs = [k, kv, pt.grad(k.sum(), x), pt.grad(kv.sum(), x)]
+    compare_strict([v, x], outs, [vv, xv], rtol=1e-12, atol=1e-300)

@@ -237,6 +237,10 @@ pub enum BinaryOp {
     /// `owens_t(h, a)`: Owen's T function, `(1/2pi) int_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx`
     /// (SciPy's), the probability of a standard bivariate normal region.
     OwensT,
+    /// `kv(v, x)`: the modified Bessel function of the second kind of real order `v` (SciPy's).
+    Kv,
+    /// `kve(v, x)`: `exp(x) kv(v, x)`, which neither overflows nor underflows for large `x`.
+    Kve,
     /// Logical ops on bool operands (the checker casts numbers to bool first).
     LogicalAnd,
     LogicalOr,
@@ -259,6 +263,8 @@ impl BinaryOp {
         BinaryOp::Gammainccinv,
         BinaryOp::Polygamma,
         BinaryOp::OwensT,
+        BinaryOp::Kv,
+        BinaryOp::Kve,
         BinaryOp::LogicalAnd,
         BinaryOp::LogicalOr,
         BinaryOp::LogicalXor,
@@ -266,7 +272,7 @@ impl BinaryOp {
 
     /// Float functions: integer operands are computed in `f64`, as NumPy does.
     pub fn is_float_function(self) -> bool {
-        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc | BinaryOp::Gammaincinv | BinaryOp::Gammainccinv | BinaryOp::Polygamma | BinaryOp::OwensT)
+        matches!(self, BinaryOp::Div | BinaryOp::Arctan2 | BinaryOp::Logaddexp | BinaryOp::Gammainc | BinaryOp::Gammaincc | BinaryOp::Gammaincinv | BinaryOp::Gammainccinv | BinaryOp::Polygamma | BinaryOp::OwensT | BinaryOp::Kv | BinaryOp::Kve)
     }
 
     /// `logical_and`, `logical_or`, `logical_xor`: bool operands and result.
@@ -281,7 +287,7 @@ impl BinaryOp {
     /// Arithmetic ops, undefined on bool.
     pub fn is_arithmetic(self) -> bool {
         use BinaryOp::*;
-        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc | Gammaincinv | Gammainccinv | Polygamma | OwensT)
+        matches!(self, Add | Sub | Mul | Div | Pow | Arctan2 | Mod | FloorDivide | Logaddexp | Gammainc | Gammaincc | Gammaincinv | Gammainccinv | Polygamma | OwensT | Kv | Kve)
     }
 
     pub fn name(self) -> &'static str {
@@ -309,6 +315,8 @@ impl BinaryOp {
             BinaryOp::Gammainccinv => "gammainccinv",
             BinaryOp::Polygamma => "polygamma",
             BinaryOp::OwensT => "owens_t",
+            BinaryOp::Kv => "kv",
+            BinaryOp::Kve => "kve",
             BinaryOp::LogicalAnd => "logical_and",
             BinaryOp::LogicalOr => "logical_or",
             BinaryOp::LogicalXor => "logical_xor",
@@ -870,6 +878,7 @@ impl Builtin {
             Builtin::Pair(BinaryOp::Gammaincinv | BinaryOp::Gammainccinv) => format!("{n}(a, y)"),
             Builtin::Pair(BinaryOp::Polygamma) => format!("{n}(n, x)"),
             Builtin::Pair(BinaryOp::OwensT) => format!("{n}(h, a)"),
+            Builtin::Pair(BinaryOp::Kv | BinaryOp::Kve) => format!("{n}(v, x)"),
             Builtin::Pair(_) => format!("{n}(a, b)"),
             Builtin::Triple(TernaryOp::Betainc) => format!("{n}(a, b, x)"),
             Builtin::Triple(TernaryOp::Betaincinv) => format!("{n}(a, b, y)"),

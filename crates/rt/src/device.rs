@@ -173,7 +173,7 @@ pub const VULKAN_NO_F64: &[&str] = &["exp", "log", "log1p", "tanh", "sigmoid", "
 /// `crates/rt/tests/it/vulkan.rs` too.
 pub const VULKAN_WIDENED: &[&str] = &[
     "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1", "log2", "log10", "cbrt", "erf", "erfc", "erfcx", "gammaln",
-    "digamma", "erfinv", "erfcinv", "log1mexp", "softplus", "logaddexp", "i0", "i1", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "polygamma", "owens_t",
+    "digamma", "erfinv", "erfcinv", "log1mexp", "softplus", "logaddexp", "i0", "i1", "gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "polygamma", "owens_t", "kv", "kve",
 ];
 
 /// Fails when the program computes with 64-bit floats and `device` cannot, or uses an op the

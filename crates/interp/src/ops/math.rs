@@ -105,6 +105,8 @@ pub(crate) fn binary_f64(op: BinaryOp) -> Option<fn(f64, f64) -> f64> {
         BinaryOp::Gammainccinv => super::incgamma_inv::gammainccinv,
         BinaryOp::Polygamma => super::special::polygamma,
         BinaryOp::OwensT => super::owens::owens_t,
+        BinaryOp::Kv => super::bessel_k::kv,
+        BinaryOp::Kve => super::bessel_k::kve,
         _ => return None,
     })
 }

@@ -3,6 +3,7 @@
 //! known from the static type and the call's symbol bindings.
 
 mod bessel;
+mod bessel_k;
 mod contraction;
 pub(crate) mod elementwise;
 mod incbeta;
@@ -16,6 +17,7 @@ mod math;
 mod joining;
 mod matrix;
 mod owens;
+mod quadrature;
 mod reduction;
 mod scans;
 mod special;

@@ -151,6 +151,10 @@ pub fn binary<'c, 'a>(
             let r = super::owens::owens_t(f, f.widen(dt, a)?, f.widen(dt, b)?)?;
             f.narrow(dt, r)?
         }
+        BinaryOp::Kv | BinaryOp::Kve => {
+            let r = super::bessel_k::kv(f, f.widen(dt, a)?, f.widen(dt, b)?, op == BinaryOp::Kve)?;
+            f.narrow(dt, r)?
+        }
         BinaryOp::Gammainc | BinaryOp::Gammaincc => {
             let r = incgamma::incgamma(f, f.widen(dt, a)?, f.widen(dt, b)?, op == BinaryOp::Gammaincc)?;
             f.narrow(dt, r)?

@@ -1,6 +1,7 @@
 //! The op table's lowering: one file per op family, dispatched here.
 
 pub mod bessel;
+pub mod bessel_k;
 pub mod contraction;
 pub mod control;
 pub mod digamma;

@@ -47,7 +47,7 @@ impl Gen<'_> {
                     0 => format!("arctan2({a}, {b})"),
                     1 => format!("logaddexp(abs({a}), abs({b}))"),
                     4 => {
-                        let f = self.rng.pick(&["gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "polygamma", "owens_t"]);
+                        let f = self.rng.pick(&["gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "polygamma", "owens_t", "kv", "kve"]);
                         match f {
                             "betainc" => format!("betainc(abs({a}) + 0.5, abs({b}) + 0.5, sigmoid({a} - {b}))"),
                             "betaincinv" => format!("betaincinv(abs({a}) + 0.5, abs({b}) + 0.5, sigmoid({a} - {b}))"),
@@ -56,6 +56,7 @@ impl Gen<'_> {
                             "polygamma" => format!("polygamma({}, abs({a}) + abs({b}) + 0.5)", self.rng.below(4)),
                             "gammaincinv" | "gammainccinv" => format!("{f}(abs({a}) + 0.5, sigmoid({b}))"),
                             "owens_t" => format!("owens_t({a}, {b})"),
+                            "kv" | "kve" => format!("{f}({a}, abs({b}) + 0.5)"),
                             _ => format!("{f}(abs({a}) + 0.5, abs({b}))"),
                         }
                     }

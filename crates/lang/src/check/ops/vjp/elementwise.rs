@@ -405,6 +405,24 @@ fn binary(o: BinaryOp, b: &mut Builder, n: &Node, ct: TExpr) -> Grads {
             });
             (None, gy)
         }
+        Kv | Kve => {
+            if ax {
+                return Err(format!("`{}` has no derivative in its order `v`; the derivative in `x` is available", o.name()));
+            }
+            // d/dx K_v(x) = -K_(v-1)(x) - (v / x) K_v(x), from the recurrences; for kve, whose
+            // exp(x) adds kve itself: (1 - v / x) kve(v, x) - kve(v - 1, x) (PyTensor's form).
+            let gy = ay.then(|| {
+                let one = b.lit(x.ty.dtype, 1.0);
+                let below = b.sub(x.clone(), one);
+                let lower = b.bin(o, below, y.clone());
+                let ratio = b.div(x, y);
+                let scaled = b.mul(ratio, out.clone());
+                let both = b.add(lower, scaled);
+                let d = if o == Kve { b.sub(out, both) } else { b.neg(both) };
+                b.mul(ct, d)
+            });
+            (None, gy)
+        }
         OwensT => {
             // d/dh T(h, a) = -exp(-h^2 / 2) erf(a h / sqrt 2) / (2 sqrt(2 pi)),
             // d/da T(h, a) = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2)).
