@@ -68,10 +68,7 @@ pub(crate) fn kve(v: f64, x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::{kv, kve};
-
-    fn close(a: f64, b: f64, rel: f64) -> bool {
-        (a - b).abs() <= rel * b.abs()
-    }
+    use crate::ops::quadrature::close;
 
     #[test]
     fn matches_scipy() {

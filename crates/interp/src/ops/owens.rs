@@ -30,10 +30,7 @@ pub(crate) fn owens_t(h: f64, a: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::owens_t;
-
-    fn close(a: f64, b: f64, rel: f64) -> bool {
-        (a - b).abs() <= rel * b.abs()
-    }
+    use crate::ops::quadrature::close;
 
     #[test]
     fn matches_scipy() {

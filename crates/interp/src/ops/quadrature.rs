@@ -57,3 +57,9 @@ pub(crate) fn adaptive(f: &impl Fn(f64) -> f64, a: f64, b: f64, tol: f64, depth:
     let m = (a + b) / 2.0;
     adaptive(f, a, m, tol / 2.0, depth + 1) + adaptive(f, m, b, tol / 2.0, depth + 1)
 }
+
+/// Whether `a` is within `rel` of `b`, relatively (the unit tests' comparison).
+#[cfg(test)]
+pub(crate) fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs()
+}
